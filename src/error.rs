@@ -1,0 +1,239 @@
+//! Errors, grouped by who is at fault.
+
+use core::fmt;
+
+/// Everything that can go wrong, grouped by who is at fault.
+///
+/// - [`Error::Malformed`]: the peer's bytes are not one valid JSON text.
+/// - [`Error::Protocol`]: the peer sent valid JSON that breaks JSON-RPC or MCP.
+/// - [`Error::Misuse`]: the application asked for something this crate refuses.
+///
+/// Every variant reads as one sentence through `Display`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The peer sent bytes that are not one valid, unambiguous JSON text.
+    Malformed(JsonError),
+    /// The peer sent valid JSON that breaks the protocol.
+    Protocol(ProtocolViolation),
+    /// The application asked for something this crate refuses; nothing was sent.
+    Misuse(Misuse),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Malformed(e) => write!(f, "the peer sent malformed JSON: {e}"),
+            Error::Protocol(e) => write!(f, "the peer broke the protocol: {e}"),
+            Error::Misuse(e) => write!(f, "the application's request was refused: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+impl From<JsonError> for Error {
+    /// JSON errors met while reading the peer's bytes.
+    fn from(e: JsonError) -> Self {
+        Error::Malformed(e)
+    }
+}
+
+impl From<ProtocolViolation> for Error {
+    fn from(e: ProtocolViolation) -> Self {
+        Error::Protocol(e)
+    }
+}
+
+impl From<Misuse> for Error {
+    fn from(e: Misuse) -> Self {
+        Error::Misuse(e)
+    }
+}
+
+/// Why a JSON text was refused, and the byte offset where that was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonError {
+    offset: usize,
+    kind: JsonErrorKind,
+}
+
+impl JsonError {
+    pub(crate) const fn new(offset: usize, kind: JsonErrorKind) -> Self {
+        JsonError { offset, kind }
+    }
+
+    /// The byte offset, from the start of the text, at which the problem was found.
+    pub const fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// What was wrong.
+    pub const fn kind(&self) -> JsonErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.kind, self.offset)
+    }
+}
+
+impl core::error::Error for JsonError {}
+
+/// What made a JSON text unacceptable.
+///
+/// Besides plain syntax errors this covers everything two JSON parsers could read
+/// differently: duplicate keys, lone UTF-16 surrogates, numbers too large for any float,
+/// bytes after the value. Refusing them means what this crate reads is what any other
+/// conforming parser reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JsonErrorKind {
+    /// The bytes are not valid UTF-8.
+    InvalidUtf8,
+    /// The text ended inside a value.
+    UnexpectedEnd,
+    /// A byte other than the one the grammar allows here; the field names what was expected.
+    Expected(&'static str),
+    /// A raw control character (below U+0020) inside a string.
+    ControlCharacter,
+    /// A backslash escape JSON does not define, or a `\u` without four hex digits.
+    InvalidEscape,
+    /// A `\u` escape for half of a UTF-16 surrogate pair without its other half.
+    LoneSurrogate,
+    /// A number whose magnitude no 64-bit float can hold.
+    NumberOutOfRange,
+    /// An object that names the same key twice (after decoding escapes).
+    DuplicateKey,
+    /// Arrays and objects nested deeper than the limit.
+    TooDeep {
+        /// The nesting limit in force.
+        limit: usize,
+    },
+    /// Something other than whitespace after the value.
+    TrailingData,
+}
+
+impl fmt::Display for JsonErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonErrorKind::InvalidUtf8 => f.write_str("invalid UTF-8"),
+            JsonErrorKind::UnexpectedEnd => f.write_str("the text ends inside a value"),
+            JsonErrorKind::Expected(what) => write!(f, "expected {what}"),
+            JsonErrorKind::ControlCharacter => f.write_str("a raw control character in a string"),
+            JsonErrorKind::InvalidEscape => f.write_str("an invalid escape in a string"),
+            JsonErrorKind::LoneSurrogate => f.write_str("a lone UTF-16 surrogate in a string"),
+            JsonErrorKind::NumberOutOfRange => f.write_str("a number too large for any float"),
+            JsonErrorKind::DuplicateKey => f.write_str("a key repeated in one object"),
+            JsonErrorKind::TooDeep { limit } => {
+                write!(f, "nesting deeper than the limit of {limit}")
+            }
+            JsonErrorKind::TrailingData => f.write_str("data after the JSON value"),
+        }
+    }
+}
+
+/// A well-formed message, or a frame, that breaks JSON-RPC 2.0 as MCP uses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProtocolViolation {
+    /// A line longer than the frame limit, newline included.
+    FrameTooLong {
+        /// The frame limit in force, in bytes.
+        limit: usize,
+    },
+    /// The frame is JSON but not an object.
+    NotAnObject,
+    /// The `jsonrpc` member is missing or is not exactly `"2.0"`.
+    NotJsonRpc2,
+    /// An `id` that is not an integer within `i64` or a string.
+    InvalidId,
+    /// A `method` that is not a string.
+    MethodNotString,
+    /// `params` present but not an object.
+    ParamsNotObject,
+    /// A response whose `result` is not an object.
+    ResultNotObject,
+    /// An `error` member that is not `{code: integer, message: string, data?: any}`.
+    InvalidErrorObject,
+    /// A message that carries both `method` and `result` or `error`.
+    RequestAndResponse,
+    /// A response that carries both `result` and `error`.
+    ResultAndError,
+    /// A message with neither `method`, `result` nor `error`.
+    NotAMessage,
+    /// A `result` without an `id` to bind it to.
+    ResultWithoutId,
+}
+
+impl fmt::Display for ProtocolViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProtocolViolation::FrameTooLong { limit } => {
+                write!(f, "a frame exceeds the {limit}-byte limit")
+            }
+            ProtocolViolation::NotAnObject => f.write_str("a frame is JSON but not an object"),
+            ProtocolViolation::NotJsonRpc2 => f.write_str("a message lacks \"jsonrpc\": \"2.0\""),
+            ProtocolViolation::InvalidId => {
+                f.write_str("an id is neither an integer within i64 nor a string")
+            }
+            ProtocolViolation::MethodNotString => f.write_str("a method is not a string"),
+            ProtocolViolation::ParamsNotObject => f.write_str("params are not an object"),
+            ProtocolViolation::ResultNotObject => f.write_str("a result is not an object"),
+            ProtocolViolation::InvalidErrorObject => {
+                f.write_str("an error is not {code: integer, message: string, data?: any}")
+            }
+            ProtocolViolation::RequestAndResponse => {
+                f.write_str("a message is both a request and a response")
+            }
+            ProtocolViolation::ResultAndError => {
+                f.write_str("a response carries both a result and an error")
+            }
+            ProtocolViolation::NotAMessage => {
+                f.write_str("a message has neither a method, a result nor an error")
+            }
+            ProtocolViolation::ResultWithoutId => f.write_str("a result carries no id"),
+        }
+    }
+}
+
+impl core::error::Error for ProtocolViolation {}
+
+/// A request of the application's that this crate refuses before anything is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Misuse {
+    /// JSON handed in by the application is not valid (see [`JsonError`]).
+    InvalidJson(JsonError),
+    /// A value handed in as params or a result is not a JSON object.
+    NotAnObject,
+    /// A value could not be serialized to JSON (for example a map with non-string keys).
+    Unserializable,
+    /// An outgoing message would not fit in one frame.
+    FrameTooLong {
+        /// The frame the message would need, newline included, in bytes.
+        len: usize,
+        /// The frame limit in force, in bytes.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for Misuse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Misuse::InvalidJson(e) => write!(f, "its JSON is invalid: {e}"),
+            Misuse::NotAnObject => f.write_str("a value that must be a JSON object is not one"),
+            Misuse::Unserializable => f.write_str("a value cannot be serialized as JSON"),
+            Misuse::FrameTooLong { len, limit } => {
+                write!(
+                    f,
+                    "a {len}-byte message exceeds the {limit}-byte frame limit"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for Misuse {}

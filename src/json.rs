@@ -1,0 +1,791 @@
+//! A strict, single-pass JSON validator, and the raw JSON payload types built on it.
+//!
+//! The validator walks a text once, with its own heap stack instead of recursion, and refuses
+//! everything two conforming JSON parsers could read differently: invalid UTF-8, duplicate
+//! keys (compared after decoding escapes), lone UTF-16 surrogates, numbers no float can hold,
+//! and data after the value. It builds no tree: callers get byte spans, and payloads are kept
+//! as compact JSON text ([`RawJson`], [`RawObject`]) that costs one copy to carry.
+
+use alloc::{borrow::Cow, boxed::Box, string::String, vec::Vec};
+use core::{fmt, ops::Range};
+
+use crate::error::{Error, JsonError, JsonErrorKind, Misuse};
+use crate::Limits;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Container {
+    Object,
+    Array,
+}
+
+/// A cursor over one JSON text that validates as it goes.
+pub(crate) struct Scanner<'a> {
+    text: &'a str,
+    pos: usize,
+    max_depth: usize,
+    stack: Vec<Container>,
+    /// Decoded keys of every open object, innermost last; `key_marks` says where each starts.
+    keys: Vec<Cow<'a, str>>,
+    key_marks: Vec<usize>,
+    /// How many runs of insignificant whitespace have been skipped so far.
+    whitespace_runs: usize,
+}
+
+impl<'a> Scanner<'a> {
+    /// Starts a scan of `bytes`, refusing them at once if they are not UTF-8.
+    pub(crate) fn new(bytes: &'a [u8], max_depth: usize) -> Result<Self, JsonError> {
+        let text = core::str::from_utf8(bytes)
+            .map_err(|e| JsonError::new(e.valid_up_to(), JsonErrorKind::InvalidUtf8))?;
+        Ok(Scanner::from_str(text, max_depth))
+    }
+
+    /// Starts a scan of text already known to be UTF-8.
+    pub(crate) fn from_str(text: &'a str, max_depth: usize) -> Self {
+        Scanner {
+            text,
+            pos: 0,
+            max_depth,
+            stack: Vec::new(),
+            keys: Vec::new(),
+            key_marks: Vec::new(),
+            whitespace_runs: 0,
+        }
+    }
+
+    pub(crate) fn text(&self) -> &'a str {
+        self.text
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes().get(self.pos).copied()
+    }
+
+    fn error(&self, kind: JsonErrorKind) -> JsonError {
+        JsonError::new(self.pos, kind)
+    }
+
+    fn end_or(&self, kind: JsonErrorKind) -> JsonError {
+        match self.peek() {
+            None => self.error(JsonErrorKind::UnexpectedEnd),
+            Some(_) => self.error(kind),
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        let start = self.pos;
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+        if self.pos != start {
+            self.whitespace_runs += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8, what: &'static str) -> Result<(), JsonError> {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.end_or(JsonErrorKind::Expected(what)))
+        }
+    }
+
+    /// Scans one complete value starting at the cursor (leading whitespace allowed), leaving
+    /// the cursor just after it. Returns the value's span and whether it held any
+    /// insignificant whitespace.
+    pub(crate) fn value(&mut self) -> Result<(Range<usize>, bool), JsonError> {
+        self.skip_whitespace();
+        let start = self.pos;
+        let runs = self.whitespace_runs;
+        self.scan_value()?;
+        Ok((start..self.pos, self.whitespace_runs != runs))
+    }
+
+    fn scan_value(&mut self) -> Result<(), JsonError> {
+        let base = self.stack.len();
+        'value: loop {
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b'{') => {
+                    self.open(Container::Object)?;
+                    self.skip_whitespace();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        self.close_object()?;
+                    } else {
+                        self.key()?;
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    self.open(Container::Array)?;
+                    self.skip_whitespace();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        self.stack.pop();
+                    } else {
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => {
+                    self.string()?;
+                }
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                Some(b't') => self.literal(b"true")?,
+                Some(b'f') => self.literal(b"false")?,
+                Some(b'n') => self.literal(b"null")?,
+                _ => return Err(self.end_or(JsonErrorKind::Expected("a value"))),
+            }
+            // A value is complete: close containers until one wants another element.
+            while self.stack.len() > base {
+                self.skip_whitespace();
+                let object = self.stack.last() == Some(&Container::Object);
+                match (object, self.peek()) {
+                    (true, Some(b',')) => {
+                        self.pos += 1;
+                        self.skip_whitespace();
+                        self.key()?;
+                        continue 'value;
+                    }
+                    (true, Some(b'}')) => {
+                        self.pos += 1;
+                        self.close_object()?;
+                    }
+                    (false, Some(b',')) => {
+                        self.pos += 1;
+                        continue 'value;
+                    }
+                    (false, Some(b']')) => {
+                        self.pos += 1;
+                        self.stack.pop();
+                    }
+                    (true, _) => return Err(self.end_or(JsonErrorKind::Expected("',' or '}'"))),
+                    (false, _) => return Err(self.end_or(JsonErrorKind::Expected("',' or ']'"))),
+                }
+            }
+            return Ok(());
+        }
+    }
+
+    fn open(&mut self, container: Container) -> Result<(), JsonError> {
+        if self.stack.len() >= self.max_depth {
+            return Err(self.error(JsonErrorKind::TooDeep {
+                limit: self.max_depth,
+            }));
+        }
+        self.pos += 1;
+        self.stack.push(container);
+        if container == Container::Object {
+            self.key_marks.push(self.keys.len());
+        }
+        Ok(())
+    }
+
+    /// Pops the innermost object, refusing it if two of its keys are equal.
+    fn close_object(&mut self) -> Result<(), JsonError> {
+        self.stack.pop();
+        let mark = self.key_marks.pop().unwrap_or(0);
+        let keys = self.keys.get_mut(mark..).unwrap_or_default();
+        let unique = if keys.len() <= 8 {
+            keys.iter()
+                .enumerate()
+                .all(|(i, key)| keys.iter().skip(i + 1).all(|other| other != key))
+        } else {
+            keys.sort_unstable();
+            keys.windows(2).all(|pair| pair.first() != pair.last())
+        };
+        self.keys.truncate(mark);
+        if unique {
+            Ok(())
+        } else {
+            Err(JsonError::new(
+                self.pos.saturating_sub(1),
+                JsonErrorKind::DuplicateKey,
+            ))
+        }
+    }
+
+    /// Reads `"key":` inside an object and remembers the decoded key.
+    fn key(&mut self) -> Result<(), JsonError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.end_or(JsonErrorKind::Expected("a string key")));
+        }
+        let (inner, escaped) = self.string()?;
+        let key = decode_string(self.text, inner, escaped);
+        self.keys.push(key);
+        self.skip_whitespace();
+        self.expect(b':', "':'")
+    }
+
+    /// Scans a string whose opening quote is at the cursor. Returns the span between the
+    /// quotes and whether it holds any escape.
+    pub(crate) fn string(&mut self) -> Result<(Range<usize>, bool), JsonError> {
+        self.pos += 1;
+        let start = self.pos;
+        let mut escaped = false;
+        loop {
+            let rest = self.bytes().get(self.pos..).unwrap_or_default();
+            let special = rest
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            let Some(offset) = special else {
+                self.pos = self.text.len();
+                return Err(self.error(JsonErrorKind::UnexpectedEnd));
+            };
+            self.pos += offset;
+            match self.peek() {
+                Some(b'"') => {
+                    let inner = start..self.pos;
+                    self.pos += 1;
+                    return Ok((inner, escaped));
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    self.escape()?;
+                }
+                _ => return Err(self.error(JsonErrorKind::ControlCharacter)),
+            }
+        }
+    }
+
+    /// Checks one escape whose backslash is at the cursor.
+    fn escape(&mut self) -> Result<(), JsonError> {
+        let at = self.pos;
+        self.pos += 1;
+        match self.peek() {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(b'u') => {
+                let unit = self.hex4(at)?;
+                match unit {
+                    0xD800..=0xDBFF => {
+                        let low_at = self.pos;
+                        if self.bytes().get(self.pos..self.pos + 2) != Some(b"\\u") {
+                            return Err(JsonError::new(at, JsonErrorKind::LoneSurrogate));
+                        }
+                        self.pos += 1;
+                        match self.hex4(low_at)? {
+                            0xDC00..=0xDFFF => Ok(()),
+                            _ => Err(JsonError::new(at, JsonErrorKind::LoneSurrogate)),
+                        }
+                    }
+                    0xDC00..=0xDFFF => Err(JsonError::new(at, JsonErrorKind::LoneSurrogate)),
+                    _ => Ok(()),
+                }
+            }
+            None => Err(self.error(JsonErrorKind::UnexpectedEnd)),
+            Some(_) => Err(JsonError::new(at, JsonErrorKind::InvalidEscape)),
+        }
+    }
+
+    /// Reads the four hex digits after a `u` at the cursor.
+    fn hex4(&mut self, escape_at: usize) -> Result<u16, JsonError> {
+        let digits = self.bytes().get(self.pos + 1..self.pos + 5);
+        let unit = digits.and_then(|d| {
+            d.iter().try_fold(0u16, |acc, &b| {
+                let digit = char::from(b).to_digit(16)?;
+                Some(acc << 4 | digit as u16)
+            })
+        });
+        match unit {
+            Some(unit) => {
+                self.pos += 5;
+                Ok(unit)
+            }
+            None if digits.is_none() && self.text.len() < self.pos + 5 => Err(JsonError::new(
+                self.text.len(),
+                JsonErrorKind::UnexpectedEnd,
+            )),
+            None => Err(JsonError::new(escape_at, JsonErrorKind::InvalidEscape)),
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Result<(), JsonError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        let integer = match self.peek() {
+            Some(b'0') => {
+                self.pos += 1;
+                1
+            }
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(self.end_or(JsonErrorKind::Expected("a digit"))),
+        };
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(self.end_or(JsonErrorKind::Expected("a digit after '.'")));
+            }
+        }
+        let mut exponent = false;
+        if let Some(b'e' | b'E') = self.peek() {
+            exponent = true;
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.end_or(JsonErrorKind::Expected("a digit in the exponent")));
+            }
+        }
+        // Only an exponent or more than 308 integer digits can reach past f64::MAX.
+        if exponent || integer > 308 {
+            let text = self.text.get(start..self.pos).unwrap_or_default();
+            if text.parse::<f64>().map_or(true, f64::is_infinite) {
+                return Err(JsonError::new(start, JsonErrorKind::NumberOutOfRange));
+            }
+        }
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &'static [u8]) -> Result<(), JsonError> {
+        let end = self.pos + word.len();
+        match self.bytes().get(self.pos..end) {
+            Some(found) if found == word => {
+                self.pos = end;
+                Ok(())
+            }
+            _ => {
+                let what = match word.first() {
+                    Some(b't') => "'true'",
+                    Some(b'f') => "'false'",
+                    _ => "'null'",
+                };
+                let at_end = self.text.len() < end
+                    && self
+                        .bytes()
+                        .get(self.pos..)
+                        .is_some_and(|b| word.starts_with(b));
+                Err(if at_end {
+                    JsonError::new(self.text.len(), JsonErrorKind::UnexpectedEnd)
+                } else {
+                    self.error(JsonErrorKind::Expected(what))
+                })
+            }
+        }
+    }
+
+    /// Walks the members of the object at the cursor, calling `member` with each decoded key
+    /// and the span of its value, then checks the keys are unique. If the value at the cursor
+    /// is valid JSON but not an object, returns `Ok(false)` without calling `member`.
+    pub(crate) fn members<E: From<JsonError>>(
+        &mut self,
+        mut member: impl FnMut(&str, Range<usize>, bool) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        self.skip_whitespace();
+        if self.peek() != Some(b'{') {
+            self.value()?;
+            return Ok(false);
+        }
+        self.open(Container::Object)?;
+        self.skip_whitespace();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+        } else {
+            loop {
+                let index = self.keys.len();
+                self.key()?;
+                let (span, spaced) = self.value()?;
+                if let Some(key) = self.keys.get(index) {
+                    member(key, span, spaced)?;
+                }
+                self.skip_whitespace();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_whitespace();
+                    }
+                    Some(b'}') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return Err(self.end_or(JsonErrorKind::Expected("',' or '}'")).into()),
+                }
+            }
+        }
+        self.close_object()?;
+        Ok(true)
+    }
+
+    /// Checks that only whitespace follows the cursor.
+    pub(crate) fn finish(&mut self) -> Result<(), JsonError> {
+        self.skip_whitespace();
+        if self.pos == self.text.len() {
+            Ok(())
+        } else {
+            Err(self.error(JsonErrorKind::TrailingData))
+        }
+    }
+}
+
+/// The text of a validated string's contents, with escapes decoded.
+pub(crate) fn decode_string(text: &str, inner: Range<usize>, escaped: bool) -> Cow<'_, str> {
+    let raw = text.get(inner).unwrap_or_default();
+    if !escaped {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let decoded = match chars.next() {
+            Some('b') => '\u{8}',
+            Some('f') => '\u{c}',
+            Some('n') => '\n',
+            Some('r') => '\r',
+            Some('t') => '\t',
+            Some('u') => {
+                let high = hex_unit(&mut chars);
+                if (0xD800..0xDC00).contains(&high) {
+                    chars.next(); // the validated low half's backslash
+                    chars.next(); // and its 'u'
+                    let low = hex_unit(&mut chars);
+                    let scalar = 0x10000 + ((high - 0xD800) << 10) + (low.wrapping_sub(0xDC00));
+                    char::from_u32(scalar).unwrap_or(char::REPLACEMENT_CHARACTER)
+                } else {
+                    char::from_u32(high).unwrap_or(char::REPLACEMENT_CHARACTER)
+                }
+            }
+            Some(other) => other, // '"', '\\' and '/' stand for themselves
+            None => break,
+        };
+        out.push(decoded);
+    }
+    Cow::Owned(out)
+}
+
+fn hex_unit(chars: &mut core::str::Chars<'_>) -> u32 {
+    chars
+        .take(4)
+        .fold(0, |acc, c| acc << 4 | c.to_digit(16).unwrap_or(0))
+}
+
+/// Appends `s` to `out` as a JSON string literal, quotes included.
+pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let mut rest = s.as_bytes();
+    while let Some(at) = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+    {
+        let (plain, tail) = rest.split_at(at);
+        out.extend_from_slice(plain);
+        let Some((&b, tail)) = tail.split_first() else {
+            break;
+        };
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\x08' => out.extend_from_slice(b"\\b"),
+            b'\x0c' => out.extend_from_slice(b"\\f"),
+            _ => {
+                let hi = HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0');
+                let lo = HEX.get(usize::from(b & 0xf)).copied().unwrap_or(b'0');
+                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', hi, lo]);
+            }
+        }
+        rest = tail;
+    }
+    out.extend_from_slice(rest);
+    out.push(b'"');
+}
+
+/// `text` without insignificant whitespace; `text` must be valid JSON.
+fn compact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One JSON value, validated and kept as compact text.
+///
+/// This is how payloads (params, results, error data) travel: validated once, never turned
+/// into a tree on the hot path, and written back out verbatim. Equal values with different
+/// spellings (`1.0` and `1`, `"a"` and `"\u0061"`) are different `RawJson`s; insignificant
+/// whitespace is removed, so the text never holds a raw newline.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RawJson(Box<str>);
+
+impl RawJson {
+    /// Validates `text` as one JSON value under `limits` and keeps it in compact form.
+    ///
+    /// # Errors
+    /// [`Misuse::InvalidJson`] when `text` is not one valid, unambiguous JSON value.
+    pub fn parse(text: &str, limits: &Limits) -> Result<Self, Error> {
+        let invalid = |e| Error::Misuse(Misuse::InvalidJson(e));
+        let mut scanner = Scanner::new(text.as_bytes(), limits.nesting_depth).map_err(invalid)?;
+        let (span, spaced) = scanner.value().map_err(invalid)?;
+        scanner.finish().map_err(invalid)?;
+        Ok(RawJson::from_span(text, span, spaced))
+    }
+
+    /// Serializes `value` with `serde_json` and validates the result under `limits`.
+    ///
+    /// # Errors
+    /// [`Misuse::Unserializable`] when `serde_json` cannot serialize `value`, and
+    /// [`Misuse::InvalidJson`] when the JSON it makes breaks a rule of this crate (for
+    /// example a map that serializes one key twice, or nesting beyond the limit).
+    pub fn from_serialize<T: serde::Serialize + ?Sized>(
+        value: &T,
+        limits: &Limits,
+    ) -> Result<Self, Error> {
+        let text = serde_json::to_string(value).map_err(|_| Misuse::Unserializable)?;
+        RawJson::parse(&text, limits)
+    }
+
+    /// Copies a validated span of `text`, compacting it if it held whitespace.
+    pub(crate) fn from_span(text: &str, span: Range<usize>, spaced: bool) -> Self {
+        let raw = text.get(span).unwrap_or_default();
+        if spaced {
+            RawJson(compact(raw).into_boxed_str())
+        } else {
+            RawJson(Box::from(raw))
+        }
+    }
+
+    /// The compact JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether the value is a JSON object.
+    pub fn is_object(&self) -> bool {
+        self.0.starts_with('{')
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawJson({})", self.0)
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A [`RawJson`] that is known to be a JSON object: what `params` and `result` must be.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RawObject(RawJson);
+
+impl RawObject {
+    /// The empty object, `{}`.
+    pub fn empty() -> Self {
+        RawObject(RawJson(Box::from("{}")))
+    }
+
+    /// Validates `text` as one JSON object under `limits`.
+    ///
+    /// # Errors
+    /// [`Misuse::InvalidJson`] for invalid JSON, [`Misuse::NotAnObject`] for any other value.
+    pub fn parse(text: &str, limits: &Limits) -> Result<Self, Error> {
+        RawObject::try_from(RawJson::parse(text, limits)?)
+    }
+
+    /// Serializes `value` with `serde_json`, which must make a JSON object.
+    ///
+    /// # Errors
+    /// As [`RawJson::from_serialize`], and [`Misuse::NotAnObject`] for any other value.
+    pub fn from_serialize<T: serde::Serialize + ?Sized>(
+        value: &T,
+        limits: &Limits,
+    ) -> Result<Self, Error> {
+        RawObject::try_from(RawJson::from_serialize(value, limits)?)
+    }
+
+    /// The compact JSON text.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// The object as a [`RawJson`].
+    pub fn as_raw(&self) -> &RawJson {
+        &self.0
+    }
+}
+
+impl TryFrom<RawJson> for RawObject {
+    type Error = Error;
+
+    /// Accepts `raw` if it is an object; otherwise [`Misuse::NotAnObject`].
+    fn try_from(raw: RawJson) -> Result<Self, Error> {
+        if raw.is_object() {
+            Ok(RawObject(raw))
+        } else {
+            Err(Error::Misuse(Misuse::NotAnObject))
+        }
+    }
+}
+
+impl From<RawObject> for RawJson {
+    fn from(object: RawObject) -> Self {
+        object.0
+    }
+}
+
+impl fmt::Debug for RawObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawObject({})", self.0.as_str())
+    }
+}
+
+impl fmt::Display for RawObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str) -> Result<(), JsonError> {
+        let mut scanner = Scanner::new(text.as_bytes(), 4)?;
+        scanner.value()?;
+        scanner.finish()
+    }
+
+    fn kind(text: &str) -> JsonErrorKind {
+        match check(text) {
+            Err(e) => e.kind(),
+            Ok(()) => JsonErrorKind::Expected("a refusal, got acceptance"),
+        }
+    }
+
+    #[test]
+    fn accepts_every_kind_of_value() {
+        for text in [
+            "0",
+            "-0",
+            "-12.5e+3",
+            "1E-2",
+            "true",
+            "false",
+            "null",
+            r#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#,
+            "[]",
+            "{}",
+            " [1, {\"a\" : [true]} ,\"x\"] ",
+            "{\"a\":1,\"b\":{\"a\":2}}",
+        ] {
+            assert_eq!(check(text), Ok(()), "{text}");
+        }
+    }
+
+    #[test]
+    fn refuses_what_parsers_read_differently() {
+        assert_eq!(kind(r#"{"a":1,"a":2}"#), JsonErrorKind::DuplicateKey);
+        assert_eq!(kind(r#"{"a":1,"\u0061":2}"#), JsonErrorKind::DuplicateKey);
+        let many: String = (0..20).map(|i| alloc::format!("\"k{i}\":0,")).collect();
+        assert_eq!(
+            kind(&alloc::format!("{{{many}\"k7\":1}}")),
+            JsonErrorKind::DuplicateKey
+        );
+        assert_eq!(kind(r#""\ud800""#), JsonErrorKind::LoneSurrogate);
+        assert_eq!(kind(r#""\udc00\ud800""#), JsonErrorKind::LoneSurrogate);
+        assert_eq!(kind(r#""\ud800\u0041""#), JsonErrorKind::LoneSurrogate);
+        assert_eq!(kind("1e400"), JsonErrorKind::NumberOutOfRange);
+        assert_eq!(kind(&"9".repeat(400)), JsonErrorKind::NumberOutOfRange);
+        assert_eq!(kind("{} {}"), JsonErrorKind::TrailingData);
+        assert_eq!(kind("\u{feff}{}"), JsonErrorKind::Expected("a value"));
+        assert_eq!(kind("NaN"), JsonErrorKind::Expected("a value"));
+        assert_eq!(kind("[1,]"), JsonErrorKind::Expected("a value"));
+        assert_eq!(kind("01"), JsonErrorKind::TrailingData);
+        assert_eq!(kind("1."), JsonErrorKind::UnexpectedEnd);
+        assert_eq!(kind("\"a\tb\""), JsonErrorKind::ControlCharacter);
+        assert_eq!(kind(r#""\x""#), JsonErrorKind::InvalidEscape);
+        assert_eq!(kind(r#""\u12g4""#), JsonErrorKind::InvalidEscape);
+        assert_eq!(kind("[[[[[]]]]]"), JsonErrorKind::TooDeep { limit: 4 });
+        assert_eq!(
+            kind("[[[[]]]]"),
+            JsonErrorKind::Expected("a refusal, got acceptance")
+        );
+        assert_eq!(kind("tru"), JsonErrorKind::UnexpectedEnd);
+        assert_eq!(kind("trUe"), JsonErrorKind::Expected("'true'"));
+        assert_eq!(kind("{\"a\" 1}"), JsonErrorKind::Expected("':'"));
+    }
+
+    #[test]
+    fn invalid_utf8_reports_where() {
+        let err = Scanner::new(b"\"ab\xff\"", 4).err();
+        assert_eq!(err, Some(JsonError::new(3, JsonErrorKind::InvalidUtf8)));
+    }
+
+    #[test]
+    fn decodes_escapes_and_surrogate_pairs() {
+        let text = r#"a\n\u00e9\ud83d\ude00\/"#;
+        assert_eq!(decode_string(text, 0..text.len(), true), "a\né😀/");
+        assert!(matches!(
+            decode_string("plain", 0..5, false),
+            Cow::Borrowed("plain")
+        ));
+    }
+
+    #[test]
+    fn string_writer_escapes_what_json_requires() {
+        let mut out = Vec::new();
+        write_string(&mut out, "q\"b\\n\n\u{1}é");
+        assert_eq!(out, r#""q\"b\\n\n\u0001é""#.as_bytes());
+    }
+
+    #[test]
+    fn raw_json_is_compact_and_keeps_string_spaces() {
+        let limits = Limits::default();
+        let raw = RawJson::parse(" { \"a b\" : [ 1 ,\t2 ] }\r\n", &limits);
+        assert_eq!(
+            raw.map(|r| r.as_str().into()),
+            Ok(String::from(r#"{"a b":[1,2]}"#))
+        );
+        assert_eq!(
+            RawObject::parse("[1]", &limits),
+            Err(Error::Misuse(Misuse::NotAnObject))
+        );
+        let map: alloc::collections::BTreeMap<&str, u8> = [("x", 1)].into_iter().collect();
+        assert_eq!(
+            RawObject::from_serialize(&map, &limits).map(|o| o.as_str().into()),
+            Ok(String::from(r#"{"x":1}"#))
+        );
+    }
+}

@@ -1,0 +1,87 @@
+//! Every bound the crate enforces, in one place.
+
+use core::time::Duration;
+
+/// Every bound mcp-sansio enforces on what a peer may make it hold, read or wait for.
+///
+/// Each field names one bound; hitting it is a typed error, never a panic or an unbounded
+/// allocation. [`Limits::default`] suits real servers; [`Limits::teaching`] gives the small
+/// values the teaching material uses, so a test can hit every bound with a few bytes.
+///
+/// The struct is `#[non_exhaustive]` so that later bounds can be added without breaking
+/// callers: start from a constructor and change the fields you need.
+///
+/// ```
+/// let mut limits = mcp_sansio::Limits::default();
+/// limits.frame_bytes = 1 << 20;
+/// assert_eq!(limits.nesting_depth, 64);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// The longest frame, in bytes, counting its terminating newline. Default: 8 MiB.
+    ///
+    /// A frame is one JSON-RPC message on one line. A [`FrameReader`](crate::FrameReader)
+    /// never holds more than `frame_bytes - 1` bytes of an unfinished line, and refuses a
+    /// longer line as soon as it has seen `frame_bytes` bytes of it, newline or not;
+    /// [`encode_frame`](crate::encode_frame) refuses to produce a longer frame. The default
+    /// admits the largest real catalogs (a few hundred tools with full schemas are well under
+    /// 1 MiB) and tool results that carry a base64 screenshot, while staying at half of the
+    /// 16 MiB that other stdio clients allow at most.
+    pub frame_bytes: usize,
+    /// The deepest nesting of arrays and objects inside one frame; the frame's own object
+    /// counts as depth 1. Default: 64.
+    ///
+    /// The parser keeps its own stack on the heap, so depth costs memory, not the call
+    /// stack; the bound keeps that memory small. Real tool schemas nest a few levels deep.
+    /// Keep it below 127, `serde_json`'s recursion limit, and every payload this crate
+    /// accepts can later be deserialized with `serde_json`.
+    pub nesting_depth: usize,
+    /// How many notifications may arrive while a request waits for its answer. Default: 16.
+    ///
+    /// A server may report progress or log while it works, but a server that only chatters
+    /// must not keep a request waiting forever: one more notification than this fails the
+    /// request as a protocol violation. This is the client session's bound; the framing
+    /// layer does not count notifications.
+    pub notifications_before_answer: usize,
+    /// The most tools one catalog may hold, across all of its pages. Default: 1024.
+    ///
+    /// Every tool offered to a model costs prompt space, so a catalog beyond a thousand tools
+    /// is a broken or hostile server, not a useful one. This is the client session's bound on
+    /// `tools/list`.
+    pub tools_per_catalog: usize,
+    /// How long one operation may take, all of its frames included. Default: 30 s.
+    ///
+    /// A request, a paginated listing as a whole, or the handshake with its probe each get one
+    /// deadline this long, so a server that trickles bytes cannot stretch an operation. This
+    /// is the client session's bound; time is a value the caller passes in.
+    pub operation_timeout: Duration,
+}
+
+impl Limits {
+    /// The values of the teaching material: 64 KiB frames, 16 notifications, 32 tools, 5 s.
+    ///
+    /// Small enough that a test reaches every bound quickly, and the figures the seed
+    /// chapter's client uses, so its failure modes reproduce exactly.
+    pub const fn teaching() -> Self {
+        Limits {
+            frame_bytes: 64 * 1024,
+            nesting_depth: 64,
+            notifications_before_answer: 16,
+            tools_per_catalog: 32,
+            operation_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            frame_bytes: 8 * 1024 * 1024,
+            nesting_depth: 64,
+            notifications_before_answer: 16,
+            tools_per_catalog: 1024,
+            operation_timeout: Duration::from_secs(30),
+        }
+    }
+}

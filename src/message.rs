@@ -1,0 +1,336 @@
+//! JSON-RPC messages as MCP uses them: parsed strictly from a frame, encoded compactly into one.
+
+use alloc::{string::String, vec::Vec};
+use core::ops::Range;
+
+use crate::error::{Error, Misuse, ProtocolViolation};
+use crate::id::{write_integer, ErrorCode, RequestId};
+use crate::json::{decode_string, write_string, RawJson, RawObject, Scanner};
+use crate::Limits;
+
+/// One JSON-RPC 2.0 message.
+///
+/// A response holds a result or an error, never both, and a request id that is an integer or
+/// a string; no other shape can be built. MCP allows no batches, so there is no array form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// A request: it has an id, and exactly one response must answer it.
+    Request(Request),
+    /// A notification: it has no id, and nothing answers it.
+    Notification(Notification),
+    /// A response to the request with the same id.
+    Response(Response),
+    /// An error the peer could not tie to any request (its `id` was `null` or absent), for
+    /// example its report that it could not parse what it was sent. It answers nothing.
+    UnboundError(RpcError),
+}
+
+/// A request: a method, its params, and the id its answer must carry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The id the response must carry, exactly.
+    pub id: RequestId,
+    /// The method, such as `tools/call`.
+    pub method: String,
+    /// The params, when present; MCP requires an object.
+    pub params: Option<RawObject>,
+}
+
+/// A notification: a method and its params, with no id and no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notification {
+    /// The method, such as `notifications/progress`.
+    pub method: String,
+    /// The params, when present; MCP requires an object.
+    pub params: Option<RawObject>,
+}
+
+/// A response: the id of the request it answers, and its outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// A result or an error, never both.
+    pub outcome: Outcome,
+}
+
+/// What a response says: a result or an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The request succeeded; MCP results are objects.
+    Result(RawObject),
+    /// The request failed.
+    Error(RpcError),
+}
+
+/// A JSON-RPC error object: a code, a one-sentence message, and optional data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RpcError {
+    /// The error code.
+    pub code: ErrorCode,
+    /// The peer's description of the error.
+    pub message: String,
+    /// Any further data the peer attached.
+    pub data: Option<RawJson>,
+}
+
+/// Where each member of interest sits in a frame, and whether it held whitespace.
+#[derive(Default)]
+struct Members {
+    jsonrpc: Option<Range<usize>>,
+    id: Option<Range<usize>>,
+    method: Option<Range<usize>>,
+    params: Option<(Range<usize>, bool)>,
+    result: Option<(Range<usize>, bool)>,
+    error: Option<(Range<usize>, bool)>,
+}
+
+/// How an `id` member reads.
+enum Id {
+    Valid(RequestId),
+    Null,
+    Invalid,
+}
+
+/// Parses one frame (a line without its newline) into a [`Message`].
+///
+/// Strict: the frame must be valid UTF-8 holding exactly one JSON object, with no duplicate
+/// key at any depth, no lone surrogate, no number beyond `f64`, nesting within
+/// [`Limits::nesting_depth`], and `"jsonrpc": "2.0"`. An id must be an integer within `i64`
+/// or a string; `params` and `result` must be objects; a response carries exactly one of
+/// `result` and `error`. Members MCP does not define are checked as JSON and then ignored.
+/// Payloads are kept as compact [`RawJson`] text, not parsed into a tree.
+///
+/// # Errors
+/// [`Error::Malformed`] when the bytes are not one valid JSON text, [`Error::Protocol`] when
+/// the JSON is not a JSON-RPC 2.0 message.
+///
+/// ```
+/// use mcp_sansio::{parse_frame, Limits, Message, RequestId};
+/// let limits = Limits::default();
+/// let Ok(Message::Response(r)) = parse_frame(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#, &limits)
+/// else { panic!("not a response") };
+/// assert_eq!(r.id, RequestId::from(1));
+/// // `true` is not an id, so it cannot answer request 1.
+/// assert!(parse_frame(br#"{"jsonrpc":"2.0","id":true,"result":{}}"#, &limits).is_err());
+/// ```
+pub fn parse_frame(frame: &[u8], limits: &Limits) -> Result<Message, Error> {
+    let mut scanner = Scanner::new(frame, limits.nesting_depth).map_err(Error::Malformed)?;
+    let mut members = Members::default();
+    let is_object = scanner.members(|key, span, spaced| {
+        match key {
+            "jsonrpc" => members.jsonrpc = Some(span),
+            "id" => members.id = Some(span),
+            "method" => members.method = Some(span),
+            "params" => members.params = Some((span, spaced)),
+            "result" => members.result = Some((span, spaced)),
+            "error" => members.error = Some((span, spaced)),
+            _ => {}
+        }
+        Ok::<(), Error>(())
+    })?;
+    scanner.finish().map_err(Error::Malformed)?;
+    if !is_object {
+        return Err(ProtocolViolation::NotAnObject.into());
+    }
+    let text = scanner.text();
+    let version = members.jsonrpc.and_then(|span| string_at(text, span));
+    if version.as_deref() != Some("2.0") {
+        return Err(ProtocolViolation::NotJsonRpc2.into());
+    }
+    let id = members.id.map(|span| id_at(text, span));
+    let object = |(span, spaced): (Range<usize>, bool), violation: ProtocolViolation| {
+        RawObject::try_from(RawJson::from_span(text, span, spaced))
+            .map_err(|_| Error::Protocol(violation))
+    };
+
+    if let Some(method) = members.method {
+        if members.result.is_some() || members.error.is_some() {
+            return Err(ProtocolViolation::RequestAndResponse.into());
+        }
+        let method = string_at(text, method).ok_or(ProtocolViolation::MethodNotString)?;
+        let method = String::from(method);
+        let params = members
+            .params
+            .map(|p| object(p, ProtocolViolation::ParamsNotObject))
+            .transpose()?;
+        return match id {
+            None => Ok(Message::Notification(Notification { method, params })),
+            Some(Id::Valid(id)) => Ok(Message::Request(Request { id, method, params })),
+            Some(Id::Null | Id::Invalid) => Err(ProtocolViolation::InvalidId.into()),
+        };
+    }
+    match (members.result, members.error) {
+        (Some(_), Some(_)) => Err(ProtocolViolation::ResultAndError.into()),
+        (Some(result), None) => {
+            let id = match id {
+                None => return Err(ProtocolViolation::ResultWithoutId.into()),
+                Some(Id::Valid(id)) => id,
+                Some(Id::Null | Id::Invalid) => return Err(ProtocolViolation::InvalidId.into()),
+            };
+            let result = object(result, ProtocolViolation::ResultNotObject)?;
+            Ok(Message::Response(Response {
+                id,
+                outcome: Outcome::Result(result),
+            }))
+        }
+        (None, Some((span, _))) => {
+            let error = rpc_error_at(text, span, limits)?;
+            match id {
+                None | Some(Id::Null) => Ok(Message::UnboundError(error)),
+                Some(Id::Valid(id)) => Ok(Message::Response(Response {
+                    id,
+                    outcome: Outcome::Error(error),
+                })),
+                Some(Id::Invalid) => Err(ProtocolViolation::InvalidId.into()),
+            }
+        }
+        (None, None) => Err(ProtocolViolation::NotAMessage.into()),
+    }
+}
+
+/// The decoded string at a validated span, or `None` if the value there is not a string.
+fn string_at(text: &str, span: Range<usize>) -> Option<alloc::borrow::Cow<'_, str>> {
+    let raw = text.get(span.clone())?;
+    if !raw.starts_with('"') {
+        return None;
+    }
+    let inner = span.start + 1..span.end.saturating_sub(1);
+    Some(decode_string(text, inner, raw.contains('\\')))
+}
+
+/// The integer at a validated span, if the value there is a JSON integer within `i64`.
+///
+/// `-0` is refused: some parsers read it as the integer 0, others as the float -0.0.
+fn integer_at(text: &str, span: Range<usize>) -> Option<i64> {
+    let raw = text.get(span)?;
+    let integral = raw.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+        && !raw.contains(['.', 'e', 'E'])
+        && raw != "-0";
+    if integral {
+        raw.parse().ok()
+    } else {
+        None
+    }
+}
+
+fn id_at(text: &str, span: Range<usize>) -> Id {
+    if text.get(span.clone()) == Some("null") {
+        return Id::Null;
+    }
+    if let Some(n) = integer_at(text, span.clone()) {
+        return Id::Valid(RequestId::from(n));
+    }
+    match string_at(text, span) {
+        Some(s) => Id::Valid(RequestId::from(String::from(s))),
+        None => Id::Invalid,
+    }
+}
+
+/// Reads the `error` member at a validated span.
+fn rpc_error_at(text: &str, span: Range<usize>, limits: &Limits) -> Result<RpcError, Error> {
+    let invalid = || Error::Protocol(ProtocolViolation::InvalidErrorObject);
+    let body = text.get(span).ok_or_else(invalid)?;
+    let mut scanner = Scanner::from_str(body, limits.nesting_depth);
+    let (mut code, mut message, mut data) = (None, None, None);
+    let is_object = scanner.members(|key, span, spaced| {
+        match key {
+            "code" => {
+                let n = integer_at(body, span).and_then(|n| i32::try_from(n).ok());
+                code = Some(n.ok_or_else(invalid)?);
+            }
+            "message" => message = Some(string_at(body, span).ok_or_else(invalid)?),
+            "data" => data = Some(RawJson::from_span(body, span, spaced)),
+            _ => {}
+        }
+        Ok::<(), Error>(())
+    })?;
+    match (is_object, code, message) {
+        (true, Some(code), Some(message)) => Ok(RpcError {
+            code: ErrorCode(code),
+            message: String::from(message),
+            data,
+        }),
+        _ => Err(invalid()),
+    }
+}
+
+/// Appends `message` to `out` as one frame: compact JSON, then exactly one newline.
+///
+/// The JSON holds no raw newline (payloads are compact and strings escape it), so the frame
+/// is exactly one line. Members come in a fixed order: `jsonrpc`, `id`, `method`, `params`,
+/// `result`, `error`. Parsing the frame with [`parse_frame`] gives back an equal message.
+///
+/// # Errors
+/// [`Misuse::FrameTooLong`] when the frame, newline included, would exceed
+/// [`Limits::frame_bytes`]; `out` is then left as it was.
+///
+/// ```
+/// use mcp_sansio::{encode_frame, Limits, Message, Notification};
+/// let mut out = Vec::new();
+/// let hello = Notification { method: "notifications/initialized".into(), params: None };
+/// encode_frame(&Message::Notification(hello), &Limits::default(), &mut out)?;
+/// assert_eq!(out, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+/// # Ok::<(), mcp_sansio::Error>(())
+/// ```
+pub fn encode_frame(message: &Message, limits: &Limits, out: &mut Vec<u8>) -> Result<(), Error> {
+    let start = out.len();
+    out.extend_from_slice(br#"{"jsonrpc":"2.0""#);
+    match message {
+        Message::Request(request) => {
+            out.extend_from_slice(br#","id":"#);
+            request.id.write_json(out);
+            write_call(out, &request.method, request.params.as_ref());
+        }
+        Message::Notification(notification) => {
+            write_call(out, &notification.method, notification.params.as_ref());
+        }
+        Message::Response(response) => {
+            out.extend_from_slice(br#","id":"#);
+            response.id.write_json(out);
+            match &response.outcome {
+                Outcome::Result(result) => {
+                    out.extend_from_slice(br#","result":"#);
+                    out.extend_from_slice(result.as_str().as_bytes());
+                }
+                Outcome::Error(error) => write_error(out, error),
+            }
+        }
+        Message::UnboundError(error) => {
+            out.extend_from_slice(br#","id":null"#);
+            write_error(out, error);
+        }
+    }
+    out.extend_from_slice(b"}\n");
+    let len = out.len() - start;
+    if len > limits.frame_bytes {
+        out.truncate(start);
+        return Err(Misuse::FrameTooLong {
+            len,
+            limit: limits.frame_bytes,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+fn write_call(out: &mut Vec<u8>, method: &str, params: Option<&RawObject>) {
+    out.extend_from_slice(br#","method":"#);
+    write_string(out, method);
+    if let Some(params) = params {
+        out.extend_from_slice(br#","params":"#);
+        out.extend_from_slice(params.as_str().as_bytes());
+    }
+}
+
+fn write_error(out: &mut Vec<u8>, error: &RpcError) {
+    out.extend_from_slice(br#","error":{"code":"#);
+    write_integer(out, i64::from(error.code.0));
+    out.extend_from_slice(br#","message":"#);
+    write_string(out, &error.message);
+    if let Some(data) = &error.data {
+        out.extend_from_slice(br#","data":"#);
+        out.extend_from_slice(data.as_str().as_bytes());
+    }
+    out.push(b'}');
+}
