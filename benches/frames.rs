@@ -3,6 +3,13 @@
 //!
 //! `cargo bench --bench frames`
 
+// A benchmark runs on known-good input and may panic if that assumption breaks.
+#![allow(
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::std_instead_of_core
+)]
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

@@ -162,9 +162,10 @@ mod tests {
     use alloc::vec;
 
     fn limits(frame_bytes: usize) -> Limits {
-        let mut limits = Limits::default();
-        limits.frame_bytes = frame_bytes;
-        limits
+        Limits {
+            frame_bytes,
+            ..Limits::default()
+        }
     }
 
     /// Everything the reader yields for `chunks`, frames copied out.

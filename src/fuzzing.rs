@@ -37,8 +37,10 @@ pub fn expected_items(stream: &[u8], limit: usize) -> Vec<Item> {
 /// Feeds `stream` to a fresh reader in pieces of the given lengths (the rest in one final
 /// piece), checking after every call that the reader holds fewer than `limit` bytes.
 pub fn read_in_pieces(stream: &[u8], limit: usize, pieces: &[usize]) -> Vec<Item> {
-    let mut limits = Limits::default();
-    limits.frame_bytes = limit;
+    let limits = Limits {
+        frame_bytes: limit,
+        ..Limits::default()
+    };
     let mut reader = FrameReader::new(&limits);
     let mut items = Vec::new();
     let mut rest = stream;
