@@ -1,6 +1,8 @@
 //! Replays every input in the fuzz corpus through the fuzz bodies, so the committed seeds and
 //! any crash kept as a seed are checked by a plain `cargo test` on stable.
 
+#![allow(clippy::panic)]
+
 use std::fs;
 use std::path::Path;
 

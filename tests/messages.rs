@@ -270,7 +270,7 @@ fn nesting_is_bounded_at_the_limit_and_never_overflows_the_stack() {
     );
     // A million open brackets: refused at the limit, with no recursion to overflow.
     let mut deep = br#"{"jsonrpc":"2.0","id":1,"result":{"a":"#.to_vec();
-    deep.extend(std::iter::repeat_n(b'[', 1_000_000));
+    deep.extend(core::iter::repeat_n(b'[', 1_000_000));
     assert_eq!(
         malformed(&deep),
         JsonErrorKind::TooDeep {
