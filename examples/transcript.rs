@@ -22,7 +22,9 @@ fn builtin() -> Vec<u8> {
     s.push('\n');
     s.push_str(r#"{"jsonrpc":"2.0","id":"3","result":{"content":[]}}"#);
     s.push('\n');
-    s.push_str(r#"{"jsonrpc":"2.0","id":4,"result":{"content":[]},"error":{"code":1,"message":"both"}}"#);
+    s.push_str(
+        r#"{"jsonrpc":"2.0","id":4,"result":{"content":[]},"error":{"code":1,"message":"both"}}"#,
+    );
     s.push('\n');
     s.push_str(r#"{"jsonrpc":"2.0","id":5,"result":{"tool":"a","tool":"b"}}"#);
     s.push('\n');
@@ -50,7 +52,9 @@ fn describe(frame: &[u8], limits: &Limits) -> String {
             }
             Outcome::Error(e) => format!("error for request {}: {} {}", r.id, e.code, e.message),
         },
-        Ok(Message::UnboundError(e)) => format!("error tied to no request: {} {}", e.code, e.message),
+        Ok(Message::UnboundError(e)) => {
+            format!("error tied to no request: {} {}", e.code, e.message)
+        }
         Err(refused) => format!("REFUSED: {refused}"),
     }
 }

@@ -84,3 +84,8 @@ pub use limits::Limits;
 pub use message::{
     encode_frame, parse_frame, Message, Notification, Outcome, Request, Response, RpcError,
 };
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
