@@ -1,14 +1,25 @@
 //! Errors, grouped by who is at fault.
 
+use alloc::{string::String, vec::Vec};
 use core::fmt;
+
+use crate::catalog::ToolRejection;
+use crate::message::RpcError;
+use crate::RequestId;
 
 /// Everything that can go wrong, grouped by who is at fault.
 ///
 /// - [`Error::Malformed`]: the peer's bytes are not one valid JSON text.
 /// - [`Error::Protocol`]: the peer sent valid JSON that breaks JSON-RPC or MCP.
-/// - [`Error::Misuse`]: the application asked for something this crate refuses.
+/// - [`Error::Incompatible`]: the peer is valid but cannot work with this client.
+/// - [`Error::Rpc`]: the peer refused a request with a JSON-RPC error.
+/// - [`Error::Misuse`]: the application asked for something this crate refuses; nothing
+///   was sent.
+/// - [`Error::Timeout`]: an operation's deadline passed here.
+/// - [`Error::Closed`]: the peer's output ended before the operation finished.
 ///
-/// Every variant reads as one sentence through `Display`.
+/// Every variant reads as one sentence through `Display`. A failed operation is never
+/// turned into a result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -16,8 +27,21 @@ pub enum Error {
     Malformed(JsonError),
     /// The peer sent valid JSON that breaks the protocol.
     Protocol(ProtocolViolation),
+    /// The peer follows the protocol but cannot work with this client.
+    Incompatible(Incompatible),
+    /// The peer answered the request with a JSON-RPC error.
+    Rpc(RpcError),
     /// The application asked for something this crate refuses; nothing was sent.
     Misuse(Misuse),
+    /// The operation's deadline passed before it finished.
+    Timeout {
+        /// What timed out, in the protocol's words (`initialize`, `tools/call`, ...).
+        operation: &'static str,
+    },
+    /// The peer's output ended (the transport said so) before the operation finished.
+    Closed,
+    /// The application cancelled the operation.
+    Cancelled,
 }
 
 impl fmt::Display for Error {
@@ -25,7 +49,19 @@ impl fmt::Display for Error {
         match self {
             Error::Malformed(e) => write!(f, "the peer sent malformed JSON: {e}"),
             Error::Protocol(e) => write!(f, "the peer broke the protocol: {e}"),
+            Error::Incompatible(e) => write!(f, "the peer is incompatible: {e}"),
+            Error::Rpc(e) => write!(f, "the peer answered with error {}: {}", e.code, e.message),
             Error::Misuse(e) => write!(f, "the application's request was refused: {e}"),
+            Error::Timeout { operation } => {
+                write!(
+                    f,
+                    "the {operation} operation did not finish before its deadline"
+                )
+            }
+            Error::Closed => {
+                f.write_str("the peer closed its output before the operation finished")
+            }
+            Error::Cancelled => f.write_str("the application cancelled the operation"),
         }
     }
 }
@@ -42,6 +78,12 @@ impl From<JsonError> for Error {
 impl From<ProtocolViolation> for Error {
     fn from(e: ProtocolViolation) -> Self {
         Error::Protocol(e)
+    }
+}
+
+impl From<Incompatible> for Error {
+    fn from(e: Incompatible) -> Self {
+        Error::Incompatible(e)
     }
 }
 
@@ -136,7 +178,7 @@ impl fmt::Display for JsonErrorKind {
 }
 
 /// A well-formed message, or a frame, that breaks JSON-RPC 2.0 as MCP uses it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ProtocolViolation {
     /// A line longer than the frame limit, newline included.
@@ -166,6 +208,51 @@ pub enum ProtocolViolation {
     NotAMessage,
     /// A `result` without an `id` to bind it to.
     ResultWithoutId,
+    /// A response to an id this client never sent.
+    UnknownResponseId {
+        /// The id the response carried.
+        id: RequestId,
+    },
+    /// A second response to a request that was already answered.
+    DuplicateResponse {
+        /// The id the response carried.
+        id: RequestId,
+    },
+    /// More messages than the limit arrived while a request waited for its answer.
+    TooManyNotifications {
+        /// The limit in force ([`Limits::notifications_before_answer`](crate::Limits)).
+        limit: usize,
+    },
+    /// A request from the server where the revision in use allows none.
+    UnexpectedRequest,
+    /// A result that lacks what its method requires, or has it in the wrong type.
+    InvalidResult {
+        /// The request's method.
+        method: &'static str,
+        /// What is wrong, in a few words.
+        problem: &'static str,
+    },
+    /// A `resultType` this client does not know.
+    UnknownResultType,
+    /// A tool in a catalog that breaks the rules (in the strict catalog policy).
+    InvalidTool {
+        /// The tool's position in the listing, counting from 0 across pages.
+        index: usize,
+        /// What is wrong with it.
+        reason: ToolRejection,
+    },
+    /// A listing that sent the same cursor twice, which would loop forever.
+    RepeatedCursor,
+    /// A listing with more pages than the limit.
+    TooManyPages {
+        /// The limit in force.
+        limit: usize,
+    },
+    /// A listing with more items than the limit.
+    TooManyItems {
+        /// The limit in force.
+        limit: usize,
+    },
 }
 
 impl fmt::Display for ProtocolViolation {
@@ -195,14 +282,87 @@ impl fmt::Display for ProtocolViolation {
                 f.write_str("a message has neither a method, a result nor an error")
             }
             ProtocolViolation::ResultWithoutId => f.write_str("a result carries no id"),
+            ProtocolViolation::UnknownResponseId { id } => {
+                write!(f, "a response carries id {id}, which was never sent")
+            }
+            ProtocolViolation::DuplicateResponse { id } => {
+                write!(f, "request {id} was answered twice")
+            }
+            ProtocolViolation::TooManyNotifications { limit } => {
+                write!(f, "more than {limit} messages arrived before an answer")
+            }
+            ProtocolViolation::UnexpectedRequest => {
+                f.write_str("it sent a request where the protocol revision allows none")
+            }
+            ProtocolViolation::InvalidResult { method, problem } => {
+                write!(f, "its {method} result is invalid: {problem}")
+            }
+            ProtocolViolation::UnknownResultType => {
+                f.write_str("a result has an unknown resultType")
+            }
+            ProtocolViolation::InvalidTool { index, reason } => {
+                write!(f, "tool {index} of its catalog is invalid: {reason}")
+            }
+            ProtocolViolation::RepeatedCursor => {
+                f.write_str("a listing repeated a cursor, which would never end")
+            }
+            ProtocolViolation::TooManyPages { limit } => {
+                write!(f, "a listing ran past {limit} pages")
+            }
+            ProtocolViolation::TooManyItems { limit } => {
+                write!(f, "a listing ran past {limit} items")
+            }
         }
     }
 }
 
 impl core::error::Error for ProtocolViolation {}
 
+/// A peer that follows the protocol but cannot work with this client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Incompatible {
+    /// The server chose a protocol version this client does not speak (or not the pinned one).
+    UnsupportedVersion {
+        /// The version the server chose.
+        offered: String,
+    },
+    /// The server and this client share no protocol version.
+    NoCommonVersion {
+        /// The versions the server says it supports.
+        supported: Vec<String>,
+    },
+    /// The server needs input from the client mid-request (`resultType: input_required`),
+    /// which this client does not provide yet.
+    InputRequired,
+}
+
+impl fmt::Display for Incompatible {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Incompatible::UnsupportedVersion { offered } => {
+                write!(
+                    f,
+                    "it chose protocol version {offered:?}, which this client does not accept"
+                )
+            }
+            Incompatible::NoCommonVersion { supported } => {
+                write!(
+                    f,
+                    "it supports only {supported:?}, none of which this client speaks"
+                )
+            }
+            Incompatible::InputRequired => f.write_str(
+                "it asked for client input mid-request, which this client does not provide",
+            ),
+        }
+    }
+}
+
+impl core::error::Error for Incompatible {}
+
 /// A request of the application's that this crate refuses before anything is sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Misuse {
     /// JSON handed in by the application is not valid (see [`JsonError`]).
@@ -218,6 +378,36 @@ pub enum Misuse {
         /// The frame limit in force, in bytes.
         limit: usize,
     },
+    /// The operation needs a connected client, and the handshake has not finished.
+    NotConnected,
+    /// The handshake was already started.
+    AlreadyConnecting,
+    /// The connection failed earlier (see the error that failed it); start a new one.
+    ConnectionFailed,
+    /// The tool is not in the application's allowlist.
+    ToolNotAllowed {
+        /// The tool's name.
+        name: String,
+    },
+    /// The tool is not in the server's current catalog (list the tools first).
+    ToolNotAdvertised {
+        /// The tool's name.
+        name: String,
+    },
+    /// The server did not declare the capability the operation needs.
+    CapabilityNotOffered {
+        /// The capability: `tools`, `resources` or `prompts`.
+        capability: &'static str,
+    },
+    /// As many requests are in flight as the limit allows.
+    TooManyInFlight {
+        /// The limit in force.
+        limit: usize,
+    },
+    /// No operation with that id is in progress.
+    UnknownOperation,
+    /// Every request id this client can send has been used.
+    IdsExhausted,
 }
 
 impl fmt::Display for Misuse {
@@ -232,6 +422,23 @@ impl fmt::Display for Misuse {
                     "a {len}-byte message exceeds the {limit}-byte frame limit"
                 )
             }
+            Misuse::NotConnected => f.write_str("the client is not connected yet"),
+            Misuse::AlreadyConnecting => f.write_str("the handshake was already started"),
+            Misuse::ConnectionFailed => f.write_str("the connection has failed"),
+            Misuse::ToolNotAllowed { name } => {
+                write!(f, "tool {name:?} is not allowed by this application")
+            }
+            Misuse::ToolNotAdvertised { name } => {
+                write!(f, "tool {name:?} is not in the server's catalog")
+            }
+            Misuse::CapabilityNotOffered { capability } => {
+                write!(f, "the server does not offer the {capability} capability")
+            }
+            Misuse::TooManyInFlight { limit } => {
+                write!(f, "{limit} requests are already in flight")
+            }
+            Misuse::UnknownOperation => f.write_str("no such operation is in progress"),
+            Misuse::IdsExhausted => f.write_str("every request id has been used"),
         }
     }
 }

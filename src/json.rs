@@ -386,7 +386,7 @@ impl<'a> Scanner<'a> {
     /// is valid JSON but not an object, returns `Ok(false)` without calling `member`.
     pub(crate) fn members<E: From<JsonError>>(
         &mut self,
-        mut member: impl FnMut(&str, Range<usize>, bool) -> Result<(), E>,
+        mut member: impl FnMut(&Cow<'a, str>, Range<usize>, bool) -> Result<(), E>,
     ) -> Result<bool, E> {
         self.skip_whitespace();
         if self.peek() != Some(b'{') {
@@ -420,6 +420,40 @@ impl<'a> Scanner<'a> {
             }
         }
         self.close_object()?;
+        Ok(true)
+    }
+
+    /// Walks the elements of the array at the cursor, calling `element` with the span of
+    /// each. If the value at the cursor is valid JSON but not an array, returns `Ok(false)`.
+    pub(crate) fn elements<E: From<JsonError>>(
+        &mut self,
+        mut element: impl FnMut(Range<usize>) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        self.skip_whitespace();
+        if self.peek() != Some(b'[') {
+            self.value()?;
+            return Ok(false);
+        }
+        self.open(Container::Array)?;
+        self.skip_whitespace();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+        } else {
+            loop {
+                let (span, _) = self.value()?;
+                element(span)?;
+                self.skip_whitespace();
+                match self.peek() {
+                    Some(b',') => self.pos += 1,
+                    Some(b']') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return Err(self.end_or(JsonErrorKind::Expected("',' or ']'")).into()),
+                }
+            }
+        }
+        self.stack.pop();
         Ok(true)
     }
 
@@ -633,6 +667,16 @@ impl RawObject {
         limits: &Limits,
     ) -> Result<Self, Error> {
         RawObject::try_from(RawJson::from_serialize(value, limits)?)
+    }
+
+    /// Wraps a [`RawJson`] the crate has checked is an object.
+    pub(crate) fn from_trusted(raw: RawJson) -> Self {
+        RawObject(raw)
+    }
+
+    /// Wraps compact JSON object text the crate wrote itself.
+    pub(crate) fn from_trusted_text(text: String) -> Self {
+        RawObject(RawJson(text.into_boxed_str()))
     }
 
     /// The compact JSON text.

@@ -66,24 +66,45 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod allowlist;
+mod catalog;
+mod client;
+mod content;
 mod error;
 mod frame;
+mod handshake;
 mod id;
 mod json;
 mod limits;
+mod listing;
 mod message;
+mod requests;
+mod time;
+mod version;
+mod view;
 
 #[doc(hidden)]
 pub mod fuzzing;
 
-pub use error::{Error, JsonError, JsonErrorKind, Misuse, ProtocolViolation};
+pub use allowlist::Allowlist;
+pub use catalog::{Catalog, CatalogPolicy, QuarantinedTool, Tool, ToolRejection};
+pub use client::{Client, Config, Event, OpId, Output, ServerNotification};
+pub use content::{
+    CacheHint, CacheScope, CallToolResult, Connected, ContentBlock, GetPromptResult,
+    Implementation, Prompt, PromptArgument, PromptMessage, Resource, ResourceBody,
+    ResourceContents, ServerCapabilities,
+};
+pub use error::{Error, Incompatible, JsonError, JsonErrorKind, Misuse, ProtocolViolation};
 pub use frame::{FrameReader, Framed};
 pub use id::{ErrorCode, RequestId};
 pub use json::{RawJson, RawObject};
 pub use limits::Limits;
+pub use listing::ListKind;
 pub use message::{
     encode_frame, parse_frame, Message, Notification, Outcome, Request, Response, RpcError,
 };
+pub use time::Instant;
+pub use version::{Era, ProtocolChoice, ProtocolVersion};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -50,6 +50,29 @@ pub struct Limits {
     /// is a broken or hostile server, not a useful one. This is the client session's bound on
     /// `tools/list`.
     pub tools_per_catalog: usize,
+    /// The most items one `resources/list` or `prompts/list` may hold, across all of its
+    /// pages. Default: 4096.
+    ///
+    /// Resources and prompts are shown to people, not offered wholesale to a model, so the
+    /// bound is looser than for tools; it still keeps a hostile listing from growing memory.
+    pub items_per_listing: usize,
+    /// The most pages one listing may take. Default: 64.
+    ///
+    /// A server that keeps sending new cursors would otherwise never let a listing end (a
+    /// repeated cursor is refused separately). 64 pages is the TypeScript SDK's bound too.
+    pub pages_per_listing: usize,
+    /// The most requests waiting for answers at once. Default: 64.
+    ///
+    /// Each costs a table entry and a deadline; an application that queues more is refused
+    /// with [`Misuse::TooManyInFlight`](crate::Misuse::TooManyInFlight), before anything is
+    /// sent.
+    pub requests_in_flight: usize,
+    /// How many abandoned request ids (timed out or cancelled) are remembered, so that their
+    /// late answers are recognised as late. Default: 256.
+    ///
+    /// A late answer to an id older than that counts as a second answer, a protocol
+    /// violation; the memory stays bounded however many requests time out.
+    pub remembered_abandoned_ids: usize,
     /// How long one operation may take, all of its frames included. Default: 30 s.
     ///
     /// A request, a paginated listing as a whole, or the handshake with its probe each get one
@@ -59,7 +82,8 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The values of the teaching material: 64 KiB frames, 16 notifications, 32 tools, 5 s.
+    /// The values of the teaching material: 64 KiB frames, 16 notifications, 32 tools, 5 s;
+    /// the other bounds as in [`Limits::default`].
     ///
     /// Small enough that a test reaches every bound quickly, and the figures the seed
     /// chapter's client uses, so its failure modes reproduce exactly.
@@ -69,6 +93,10 @@ impl Limits {
             nesting_depth: 64,
             notifications_before_answer: 16,
             tools_per_catalog: 32,
+            items_per_listing: 4096,
+            pages_per_listing: 64,
+            requests_in_flight: 64,
+            remembered_abandoned_ids: 256,
             operation_timeout: Duration::from_secs(5),
         }
     }
@@ -81,6 +109,10 @@ impl Default for Limits {
             nesting_depth: 64,
             notifications_before_answer: 16,
             tools_per_catalog: 1024,
+            items_per_listing: 4096,
+            pages_per_listing: 64,
+            requests_in_flight: 64,
+            remembered_abandoned_ids: 256,
             operation_timeout: Duration::from_secs(30),
         }
     }

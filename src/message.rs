@@ -118,7 +118,7 @@ pub fn parse_frame(frame: &[u8], limits: &Limits) -> Result<Message, Error> {
     let mut scanner = Scanner::new(frame, limits.nesting_depth).map_err(Error::Malformed)?;
     let mut members = Members::default();
     let is_object = scanner.members(|key, span, spaced| {
-        match key {
+        match key.as_ref() {
             "jsonrpc" => members.jsonrpc = Some(span),
             "id" => members.id = Some(span),
             "method" => members.method = Some(span),
@@ -234,7 +234,7 @@ fn rpc_error_at(text: &str, span: Range<usize>, limits: &Limits) -> Result<RpcEr
     let mut scanner = Scanner::from_str(body, limits.nesting_depth);
     let (mut code, mut message, mut data) = (None, None, None);
     let is_object = scanner.members(|key, span, spaced| {
-        match key {
+        match key.as_ref() {
             "code" => {
                 let n = integer_at(body, span).and_then(|n| i32::try_from(n).ok());
                 code = Some(n.ok_or_else(invalid)?);

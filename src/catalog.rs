@@ -1,0 +1,349 @@
+//! Tool catalogs: what a server advertises, validated and bounded. Advertising grants nothing.
+
+use alloc::{string::String, vec::Vec};
+use core::fmt;
+
+use crate::content::CacheHint;
+use crate::json::{RawJson, RawObject};
+use crate::view::JsonRef;
+use crate::Allowlist;
+
+/// One tool as the server describes it, after validation.
+///
+/// Everything here is the server's word: the description is text someone else wrote for a
+/// model, and the annotations are hints that prove nothing. Only the [`Allowlist`] decides
+/// whether a tool may run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tool {
+    /// The tool's name: 1 to 128 characters from `A-Z a-z 0-9 _ . -`.
+    pub name: String,
+    /// A human-readable title, if the server gave one.
+    pub title: Option<String>,
+    /// The description, written by the server for a model.
+    pub description: Option<String>,
+    /// The JSON Schema of the arguments: an object whose `type` is `"object"`.
+    pub input_schema: RawObject,
+    /// The JSON Schema of `structuredContent`, if the server gave one.
+    pub output_schema: Option<RawJson>,
+    /// Behaviour hints (`readOnlyHint`, `destructiveHint`, ...): untrusted.
+    pub annotations: Option<RawObject>,
+}
+
+/// What to do with a catalog that holds an invalid tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CatalogPolicy {
+    /// Refuse the whole listing as a protocol violation (as the teaching material does).
+    #[default]
+    Strict,
+    /// Drop each invalid tool, report it with its reason, and keep the rest.
+    Quarantine,
+}
+
+/// Why a tool was refused.
+///
+/// Names follow the rule 2025-11-25 and 2026-07-28 state (1 to 128 characters from
+/// `A-Z a-z 0-9 _ . -`), applied to every revision: a name reaches both the model and the
+/// application's allowlist, so it must be plain, exact text. Among tools with the same name
+/// the first one listed is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolRejection {
+    /// The entry is not a JSON object.
+    NotAnObject,
+    /// The tool has no string `name`.
+    MissingName,
+    /// The name is empty, longer than 128 characters, or uses other characters.
+    InvalidName,
+    /// An earlier tool in the listing has the same name.
+    DuplicateName,
+    /// `inputSchema` is missing or is not an object.
+    InputSchemaNotObject,
+    /// `inputSchema.type` is not `"object"`.
+    InputSchemaTypeNotObject,
+    /// An optional field has the wrong type; the field is named.
+    InvalidField(&'static str),
+}
+
+impl fmt::Display for ToolRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolRejection::NotAnObject => f.write_str("it is not an object"),
+            ToolRejection::MissingName => f.write_str("it has no string name"),
+            ToolRejection::InvalidName => {
+                f.write_str("its name is not 1 to 128 characters of A-Z a-z 0-9 _ . -")
+            }
+            ToolRejection::DuplicateName => f.write_str("its name repeats an earlier tool's"),
+            ToolRejection::InputSchemaNotObject => f.write_str("its inputSchema is not an object"),
+            ToolRejection::InputSchemaTypeNotObject => {
+                f.write_str("its inputSchema's type is not \"object\"")
+            }
+            ToolRejection::InvalidField(field) => write!(f, "its {field} has the wrong type"),
+        }
+    }
+}
+
+/// A tool dropped under [`CatalogPolicy::Quarantine`], with its reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuarantinedTool {
+    /// Its position in the listing, counting from 0 across pages.
+    pub index: usize,
+    /// Its name, if it had a string one.
+    pub name: Option<String>,
+    /// Why it was dropped.
+    pub reason: ToolRejection,
+}
+
+/// The tools a server advertised, validated, sorted by name.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Catalog {
+    tools: Vec<Tool>,
+    quarantined: Vec<QuarantinedTool>,
+    cache: Option<CacheHint>,
+}
+
+impl Catalog {
+    /// The valid tools, sorted by name.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The tool called `name`, if advertised.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools
+            .binary_search_by(|t| t.name.as_str().cmp(name))
+            .ok()
+            .and_then(|i| self.tools.get(i))
+    }
+
+    /// The tools dropped under [`CatalogPolicy::Quarantine`] (always empty under `Strict`).
+    pub fn quarantined(&self) -> &[QuarantinedTool] {
+        &self.quarantined
+    }
+
+    /// How long the server says the listing may be cached (2026-07-28 only).
+    pub fn cache(&self) -> Option<CacheHint> {
+        self.cache
+    }
+
+    /// The tools to offer a model: advertised *and* allowed, sorted by name.
+    pub fn offered<'a>(&'a self, allowlist: &'a Allowlist) -> impl Iterator<Item = &'a Tool> {
+        self.tools.iter().filter(|t| allowlist.allows(&t.name))
+    }
+}
+
+/// Builds a catalog page by page under one policy.
+#[derive(Debug)]
+pub(crate) struct CatalogBuilder {
+    policy: CatalogPolicy,
+    seen: usize,
+    tools: Vec<Tool>,
+    quarantined: Vec<QuarantinedTool>,
+}
+
+impl CatalogBuilder {
+    pub(crate) fn new(policy: CatalogPolicy) -> Self {
+        CatalogBuilder {
+            policy,
+            seen: 0,
+            tools: Vec::new(),
+            quarantined: Vec::new(),
+        }
+    }
+
+    /// How many entries were listed so far, valid or not.
+    pub(crate) fn seen(&self) -> usize {
+        self.seen
+    }
+
+    /// Adds one listed entry; under the strict policy an invalid one is the error.
+    pub(crate) fn push(&mut self, entry: JsonRef<'_>) -> Result<(), (usize, ToolRejection)> {
+        let index = self.seen;
+        self.seen += 1;
+        let checked = read_tool(entry).and_then(|tool| {
+            if self.tools.iter().any(|t| t.name == tool.name) {
+                Err(ToolRejection::DuplicateName)
+            } else {
+                Ok(tool)
+            }
+        });
+        match (checked, self.policy) {
+            (Ok(tool), _) => self.tools.push(tool),
+            (Err(reason), CatalogPolicy::Strict) => return Err((index, reason)),
+            (Err(reason), CatalogPolicy::Quarantine) => {
+                let name = entry
+                    .as_object()
+                    .and_then(|o| o.get("name"))
+                    .and_then(|n| n.as_str())
+                    .map(String::from);
+                self.quarantined.push(QuarantinedTool {
+                    index,
+                    name,
+                    reason,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(mut self, cache: Option<CacheHint>) -> Catalog {
+        self.tools.sort_by(|a, b| a.name.cmp(&b.name));
+        Catalog {
+            tools: self.tools,
+            quarantined: self.quarantined,
+            cache,
+        }
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+fn read_tool(entry: JsonRef<'_>) -> Result<Tool, ToolRejection> {
+    let tool = entry.as_object().ok_or(ToolRejection::NotAnObject)?;
+    let name = tool
+        .get("name")
+        .and_then(JsonRef::as_str)
+        .ok_or(ToolRejection::MissingName)?;
+    if !valid_name(&name) {
+        return Err(ToolRejection::InvalidName);
+    }
+    let schema = tool
+        .get("inputSchema")
+        .filter(|s| s.is_object())
+        .ok_or(ToolRejection::InputSchemaNotObject)?;
+    let schema_type = schema.as_object().and_then(|s| s.get("type"));
+    if schema_type.and_then(JsonRef::as_str).as_deref() != Some("object") {
+        return Err(ToolRejection::InputSchemaTypeNotObject);
+    }
+    let text = |field: &'static str| {
+        tool.opt_str(field)
+            .map(|s| s.map(String::from))
+            .map_err(|()| ToolRejection::InvalidField(field))
+    };
+    let title = text("title")?;
+    let description = text("description")?;
+    let annotations = match tool.get("annotations") {
+        None => None,
+        Some(a) if a.is_object() => Some(RawObject::from_trusted(a.to_raw())),
+        Some(_) => return Err(ToolRejection::InvalidField("annotations")),
+    };
+    Ok(Tool {
+        name: String::from(name),
+        title,
+        description,
+        input_schema: RawObject::from_trusted(schema.to_raw()),
+        output_schema: tool.get("outputSchema").map(JsonRef::to_raw),
+        annotations,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(policy: CatalogPolicy, entries: &[&str]) -> Result<Catalog, (usize, ToolRejection)> {
+        let mut builder = CatalogBuilder::new(policy);
+        for entry in entries {
+            builder.push(JsonRef::new(entry))?;
+        }
+        Ok(builder.finish(None))
+    }
+
+    const GOOD: &str =
+        r#"{"name":"word_count","description":"Count words.","inputSchema":{"type":"object"}}"#;
+
+    #[test]
+    fn each_rule_names_its_reason() {
+        let cases = [
+            ("[]", ToolRejection::NotAnObject),
+            (
+                r#"{"inputSchema":{"type":"object"}}"#,
+                ToolRejection::MissingName,
+            ),
+            (
+                r#"{"name":"","inputSchema":{"type":"object"}}"#,
+                ToolRejection::InvalidName,
+            ),
+            (
+                r#"{"name":"buy now","inputSchema":{"type":"object"}}"#,
+                ToolRejection::InvalidName,
+            ),
+            (
+                r#"{"name":"wörd","inputSchema":{"type":"object"}}"#,
+                ToolRejection::InvalidName,
+            ),
+            (r#"{"name":"t"}"#, ToolRejection::InputSchemaNotObject),
+            (
+                r#"{"name":"t","inputSchema":"object"}"#,
+                ToolRejection::InputSchemaNotObject,
+            ),
+            (
+                r#"{"name":"t","inputSchema":{"type":"array"}}"#,
+                ToolRejection::InputSchemaTypeNotObject,
+            ),
+            (
+                r#"{"name":"t","inputSchema":{}}"#,
+                ToolRejection::InputSchemaTypeNotObject,
+            ),
+            (
+                r#"{"name":"t","description":7,"inputSchema":{"type":"object"}}"#,
+                ToolRejection::InvalidField("description"),
+            ),
+            (GOOD, ToolRejection::DuplicateName),
+        ];
+        for (entry, reason) in cases {
+            assert_eq!(
+                build(CatalogPolicy::Strict, &[GOOD, entry]),
+                Err((1, reason)),
+                "{entry}"
+            );
+        }
+        let long = alloc::format!(
+            r#"{{"name":"{}","inputSchema":{{"type":"object"}}}}"#,
+            "a".repeat(129)
+        );
+        assert_eq!(
+            build(CatalogPolicy::Strict, &[&long]),
+            Err((0, ToolRejection::InvalidName))
+        );
+    }
+
+    #[test]
+    fn quarantine_keeps_the_valid_tools_and_reports_the_rest() {
+        let bad = r#"{"name":"zzz","inputSchema":null}"#;
+        let other = r#"{"name":"a.b-c_d","inputSchema":{"type":"object","properties":{}}}"#;
+        let catalog = build(CatalogPolicy::Quarantine, &[GOOD, bad, other, GOOD]).unwrap();
+        let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["a.b-c_d", "word_count"]);
+        assert_eq!(
+            catalog.quarantined(),
+            [
+                QuarantinedTool {
+                    index: 1,
+                    name: Some("zzz".into()),
+                    reason: ToolRejection::InputSchemaNotObject
+                },
+                QuarantinedTool {
+                    index: 3,
+                    name: Some("word_count".into()),
+                    reason: ToolRejection::DuplicateName
+                },
+            ]
+        );
+        assert!(catalog.get("word_count").is_some());
+        assert!(catalog.get("zzz").is_none());
+    }
+
+    #[test]
+    fn offered_means_advertised_and_allowed() {
+        let purchase = r#"{"name":"place_purchase","inputSchema":{"type":"object"}}"#;
+        let catalog = build(CatalogPolicy::Strict, &[purchase, GOOD]).unwrap();
+        let allow: Allowlist = ["word_count", "not_advertised"].into_iter().collect();
+        let offered: Vec<&str> = catalog.offered(&allow).map(|t| t.name.as_str()).collect();
+        assert_eq!(offered, ["word_count"]);
+    }
+}

@@ -1,0 +1,478 @@
+//! Typed results: tool results and their content blocks, resources, prompts, server identity.
+//!
+//! Each reader takes a validated result and says what is missing or mistyped in a few words;
+//! the session turns that into [`ProtocolViolation::InvalidResult`](crate::ProtocolViolation).
+
+use alloc::{string::String, vec::Vec};
+
+use crate::json::{RawJson, RawObject};
+use crate::version::ProtocolVersion;
+use crate::view::{JsonRef, Object};
+
+/// What a reader found wrong, in a few words.
+pub(crate) type Problem = &'static str;
+
+fn required_str(object: &Object<'_>, key: &str, problem: Problem) -> Result<String, Problem> {
+    object
+        .get(key)
+        .and_then(JsonRef::as_str)
+        .map(String::from)
+        .ok_or(problem)
+}
+
+fn optional_str(
+    object: &Object<'_>,
+    key: &str,
+    problem: Problem,
+) -> Result<Option<String>, Problem> {
+    object
+        .opt_str(key)
+        .map(|s| s.map(String::from))
+        .map_err(|()| problem)
+}
+
+fn array<'t>(
+    object: &Object<'t>,
+    key: &str,
+    problem: Problem,
+) -> Result<Vec<JsonRef<'t>>, Problem> {
+    object.get(key).and_then(JsonRef::as_array).ok_or(problem)
+}
+
+/// The result of `tools/call`.
+///
+/// `is_error` marks a tool error: the tool ran and failed, and the text is for the model to
+/// read. That is not a JSON-RPC error (which the application sees as
+/// [`Error::Rpc`](crate::Error::Rpc)) and not a local failure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallToolResult {
+    /// The content blocks, in order.
+    pub content: Vec<ContentBlock>,
+    /// Structured output, if the tool gave some (an object before 2026-07-28, any JSON after).
+    pub structured_content: Option<RawJson>,
+    /// Whether the tool reports that it failed.
+    pub is_error: bool,
+}
+
+impl CallToolResult {
+    /// The text blocks, joined by newlines: what a model would read.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.content {
+            if let ContentBlock::Text { text } = block {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(text);
+            }
+        }
+        out
+    }
+
+    pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
+        let content = array(result, "content", "content is not an array")?
+            .into_iter()
+            .map(ContentBlock::read)
+            .collect::<Result<Vec<_>, _>>()?;
+        let is_error = match result.get("isError") {
+            None => false,
+            Some(flag) => flag.as_bool().ok_or("isError is not a boolean")?,
+        };
+        Ok(CallToolResult {
+            content,
+            structured_content: result.get("structuredContent").map(JsonRef::to_raw),
+            is_error,
+        })
+    }
+}
+
+/// One block of content in a tool result or a prompt message.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ContentBlock {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// The base64 data, as sent.
+        data: String,
+        /// Its MIME type.
+        mime_type: String,
+    },
+    /// Audio, base64-encoded.
+    Audio {
+        /// The base64 data, as sent.
+        data: String,
+        /// Its MIME type.
+        mime_type: String,
+    },
+    /// A link to a resource the client may read.
+    ResourceLink {
+        /// The resource's URI.
+        uri: String,
+        /// The resource's name.
+        name: String,
+        /// Its MIME type, if given.
+        mime_type: Option<String>,
+        /// Its description, if given.
+        description: Option<String>,
+    },
+    /// A resource embedded in the result.
+    Resource(ResourceContents),
+    /// A block of a type this client does not know, kept whole.
+    Other(RawObject),
+}
+
+impl ContentBlock {
+    fn read(block: JsonRef<'_>) -> Result<Self, Problem> {
+        let object = block
+            .as_object()
+            .ok_or("a content block is not an object")?;
+        let kind = required_str(&object, "type", "a content block has no type")?;
+        Ok(match kind.as_str() {
+            "text" => ContentBlock::Text {
+                text: required_str(&object, "text", "a text block has no text")?,
+            },
+            "image" | "audio" => {
+                let data = required_str(&object, "data", "a media block has no data")?;
+                let mime_type = required_str(&object, "mimeType", "a media block has no mimeType")?;
+                if kind == "image" {
+                    ContentBlock::Image { data, mime_type }
+                } else {
+                    ContentBlock::Audio { data, mime_type }
+                }
+            }
+            "resource_link" => ContentBlock::ResourceLink {
+                uri: required_str(&object, "uri", "a resource link has no uri")?,
+                name: required_str(&object, "name", "a resource link has no name")?,
+                mime_type: optional_str(
+                    &object,
+                    "mimeType",
+                    "a resource link's mimeType is not a string",
+                )?,
+                description: optional_str(
+                    &object,
+                    "description",
+                    "a resource link's description is not a string",
+                )?,
+            },
+            "resource" => {
+                let resource = object
+                    .get("resource")
+                    .ok_or("an embedded resource is missing")?;
+                ContentBlock::Resource(ResourceContents::read(resource)?)
+            }
+            _ => ContentBlock::Other(RawObject::from_trusted(block.to_raw())),
+        })
+    }
+}
+
+/// The contents of a resource: text or base64 binary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResourceContents {
+    /// The resource's URI.
+    pub uri: String,
+    /// Its MIME type, if given.
+    pub mime_type: Option<String>,
+    /// The text or the blob.
+    pub body: ResourceBody,
+}
+
+/// What a resource holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResourceBody {
+    /// Text.
+    Text(String),
+    /// Binary data, base64-encoded as sent.
+    Blob(String),
+}
+
+impl ResourceContents {
+    pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
+        let object = value
+            .as_object()
+            .ok_or("resource contents are not an object")?;
+        let text = optional_str(&object, "text", "a resource's text is not a string")?;
+        let blob = optional_str(&object, "blob", "a resource's blob is not a string")?;
+        let body = match (text, blob) {
+            (Some(text), None) => ResourceBody::Text(text),
+            (None, Some(blob)) => ResourceBody::Blob(blob),
+            _ => return Err("a resource has not exactly one of text and blob"),
+        };
+        Ok(ResourceContents {
+            uri: required_str(&object, "uri", "a resource has no uri")?,
+            mime_type: optional_str(&object, "mimeType", "a resource's mimeType is not a string")?,
+            body,
+        })
+    }
+
+    /// The contents of a `resources/read` result.
+    pub(crate) fn read_all(result: &Object<'_>) -> Result<Vec<Self>, Problem> {
+        array(result, "contents", "contents is not an array")?
+            .into_iter()
+            .map(ResourceContents::read)
+            .collect()
+    }
+}
+
+/// A resource the server lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resource {
+    /// Its URI.
+    pub uri: String,
+    /// Its name.
+    pub name: String,
+    /// Its description, if given.
+    pub description: Option<String>,
+    /// Its MIME type, if given.
+    pub mime_type: Option<String>,
+}
+
+impl Resource {
+    pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
+        let object = value.as_object().ok_or("a resource is not an object")?;
+        Ok(Resource {
+            uri: required_str(&object, "uri", "a resource has no uri")?,
+            name: required_str(&object, "name", "a resource has no name")?,
+            description: optional_str(
+                &object,
+                "description",
+                "a resource's description is not a string",
+            )?,
+            mime_type: optional_str(&object, "mimeType", "a resource's mimeType is not a string")?,
+        })
+    }
+}
+
+/// A prompt template the server lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// Its name.
+    pub name: String,
+    /// Its description, if given.
+    pub description: Option<String>,
+    /// Its arguments.
+    pub arguments: Vec<PromptArgument>,
+}
+
+/// One argument of a prompt template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PromptArgument {
+    /// Its name.
+    pub name: String,
+    /// Its description, if given.
+    pub description: Option<String>,
+    /// Whether it must be given.
+    pub required: bool,
+}
+
+impl Prompt {
+    pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
+        let object = value.as_object().ok_or("a prompt is not an object")?;
+        let arguments = match object.get("arguments") {
+            None => Vec::new(),
+            Some(list) => list
+                .as_array()
+                .ok_or("a prompt's arguments are not an array")?
+                .into_iter()
+                .map(|arg| {
+                    let arg = arg
+                        .as_object()
+                        .ok_or("a prompt argument is not an object")?;
+                    Ok(PromptArgument {
+                        name: required_str(&arg, "name", "a prompt argument has no name")?,
+                        description: optional_str(
+                            &arg,
+                            "description",
+                            "a prompt argument's description is not a string",
+                        )?,
+                        required: arg
+                            .get("required")
+                            .and_then(JsonRef::as_bool)
+                            .unwrap_or(false),
+                    })
+                })
+                .collect::<Result<Vec<_>, Problem>>()?,
+        };
+        Ok(Prompt {
+            name: required_str(&object, "name", "a prompt has no name")?,
+            description: optional_str(
+                &object,
+                "description",
+                "a prompt's description is not a string",
+            )?,
+            arguments,
+        })
+    }
+}
+
+/// The result of `prompts/get`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GetPromptResult {
+    /// The prompt's description, if given.
+    pub description: Option<String>,
+    /// The messages the prompt expands to.
+    pub messages: Vec<PromptMessage>,
+}
+
+/// One message of an expanded prompt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PromptMessage {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// Its content.
+    pub content: ContentBlock,
+}
+
+impl GetPromptResult {
+    pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
+        let messages = array(result, "messages", "messages is not an array")?
+            .into_iter()
+            .map(|m| {
+                let m = m.as_object().ok_or("a prompt message is not an object")?;
+                let role = required_str(&m, "role", "a prompt message has no role")?;
+                if role != "user" && role != "assistant" {
+                    return Err("a prompt message's role is neither user nor assistant");
+                }
+                let content = m.get("content").ok_or("a prompt message has no content")?;
+                Ok(PromptMessage {
+                    role,
+                    content: ContentBlock::read(content)?,
+                })
+            })
+            .collect::<Result<Vec<_>, Problem>>()?;
+        Ok(GetPromptResult {
+            description: optional_str(result, "description", "the description is not a string")?,
+            messages,
+        })
+    }
+}
+
+/// A program's self-description (`serverInfo`): for display and logs, never for decisions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Implementation {
+    /// Its name.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+    /// A human-readable title, if given.
+    pub title: Option<String>,
+}
+
+impl Implementation {
+    pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
+        let object = value.as_object().ok_or("serverInfo is not an object")?;
+        Ok(Implementation {
+            name: required_str(&object, "name", "serverInfo has no name")?,
+            version: required_str(&object, "version", "serverInfo has no version")?,
+            title: optional_str(&object, "title", "serverInfo's title is not a string")?,
+        })
+    }
+}
+
+/// The capabilities a server declared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerCapabilities {
+    /// It offers tools.
+    pub tools: bool,
+    /// It offers resources.
+    pub resources: bool,
+    /// It offers prompts.
+    pub prompts: bool,
+    /// It may send log messages.
+    pub logging: bool,
+    /// The whole capabilities object, as sent.
+    pub raw: RawObject,
+}
+
+impl ServerCapabilities {
+    pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
+        let object = value.as_object().ok_or("capabilities are not an object")?;
+        let declared = |name: &str| -> Result<bool, Problem> {
+            match object.get(name) {
+                None => Ok(false),
+                Some(v) if v.is_object() => Ok(true),
+                Some(_) => Err("a capability is not an object"),
+            }
+        };
+        Ok(ServerCapabilities {
+            tools: declared("tools")?,
+            resources: declared("resources")?,
+            prompts: declared("prompts")?,
+            logging: declared("logging")?,
+            raw: RawObject::from_trusted(value.to_raw()),
+        })
+    }
+}
+
+/// Whether a cached result may be shared (2026-07-28 `cacheScope`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheScope {
+    /// The same for every caller.
+    Public,
+    /// For this caller's credentials only (also assumed for any value not known).
+    Private,
+}
+
+/// How long a result may be cached (2026-07-28 `ttlMs` and `cacheScope`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheHint {
+    /// Milliseconds the result stays fresh; a missing or negative `ttlMs` counts as 0.
+    pub ttl_ms: u64,
+    /// Who may share it.
+    pub scope: CacheScope,
+}
+
+impl CacheHint {
+    /// The hint a modern result carries, if it carries either field.
+    pub(crate) fn read(result: &Object<'_>) -> Option<Self> {
+        let ttl = result.get("ttlMs");
+        let scope = result.get("cacheScope");
+        if ttl.is_none() && scope.is_none() {
+            return None;
+        }
+        let ttl_ms = ttl
+            .and_then(JsonRef::as_f64)
+            .filter(|ms| *ms > 0.0)
+            // Saturating float-to-int cast: huge values become u64::MAX.
+            .map_or(0, |ms| ms as u64);
+        let scope = match scope.and_then(JsonRef::as_str).as_deref() {
+            Some("public") => CacheScope::Public,
+            _ => CacheScope::Private,
+        };
+        Some(CacheHint { ttl_ms, scope })
+    }
+
+    /// The stricter of two hints: the shorter life, and private if either is.
+    pub(crate) fn merge(a: Option<Self>, b: Option<Self>) -> Option<Self> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(CacheHint {
+                ttl_ms: a.ttl_ms.min(b.ttl_ms),
+                scope: if a.scope == CacheScope::Public && b.scope == CacheScope::Public {
+                    CacheScope::Public
+                } else {
+                    CacheScope::Private
+                },
+            }),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// What the handshake established.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Connected {
+    /// The revision in use.
+    pub version: ProtocolVersion,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// The server's self-description, if it gave one (display only).
+    pub server_info: Option<Implementation>,
+    /// The server's instructions for the model, if any (untrusted text).
+    pub instructions: Option<String>,
+    /// How long the discovery result may be cached (2026-07-28 only).
+    pub cache: Option<CacheHint>,
+}

@@ -1,0 +1,298 @@
+//! The handshake: `server/discover` for 2026-07-28, `initialize` for the legacy revisions,
+//! and the probe that chooses between them.
+
+use alloc::{string::String, vec::Vec};
+
+use crate::content::{CacheHint, Connected, Implementation, ServerCapabilities};
+use crate::error::{Error, Incompatible, ProtocolViolation};
+use crate::id::ErrorCode;
+use crate::json::{write_string, RawObject};
+use crate::message::RpcError;
+use crate::time::Instant;
+use crate::version::{Era, ProtocolChoice, ProtocolVersion};
+use crate::view::{JsonRef, Object};
+
+/// Where the handshake stands.
+#[derive(Debug)]
+pub(crate) enum Handshake {
+    /// Auto mode: `server/discover` sent as a probe; silence until `until` means legacy.
+    Probe {
+        until: Instant,
+        version: ProtocolVersion,
+    },
+    /// `server/discover` sent with `version`, no fallback on silence.
+    Discover { version: ProtocolVersion },
+    /// `initialize` sent, offering `offered`.
+    Initialize { offered: ProtocolVersion },
+}
+
+/// What to do after the server named the versions it supports.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Next {
+    Discover(ProtocolVersion),
+    Initialize(ProtocolVersion),
+}
+
+/// The identity a client sends: `{"name":..,"version":..}`.
+pub(crate) fn client_info(name: &str, version: &str) -> String {
+    let mut out = Vec::with_capacity(name.len() + version.len() + 24);
+    out.extend_from_slice(b"{\"name\":");
+    write_string(&mut out, name);
+    out.extend_from_slice(b",\"version\":");
+    write_string(&mut out, version);
+    out.push(b'}');
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The `_meta` object every 2026-07-28 request carries.
+pub(crate) fn request_meta(version: ProtocolVersion, client_info: &str) -> String {
+    let mut meta = String::with_capacity(160 + client_info.len());
+    meta.push_str("{\"io.modelcontextprotocol/protocolVersion\":\"");
+    meta.push_str(version.as_str());
+    meta.push_str("\",\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":");
+    meta.push_str(client_info);
+    meta.push('}');
+    meta
+}
+
+/// The params of `initialize`: the version offered, no client capabilities, our identity.
+pub(crate) fn initialize_params(offered: ProtocolVersion, client_info: &str) -> RawObject {
+    let mut text = String::with_capacity(80 + client_info.len());
+    text.push_str("{\"protocolVersion\":\"");
+    text.push_str(offered.as_str());
+    text.push_str("\",\"capabilities\":{},\"clientInfo\":");
+    text.push_str(client_info);
+    text.push('}');
+    RawObject::from_trusted_text(text)
+}
+
+/// What to try after the server listed `supported`, given what was already tried; `None`
+/// when no revision both speak is left.
+pub(crate) fn choose(
+    choice: ProtocolChoice,
+    supported: &[String],
+    tried: ProtocolVersion,
+) -> Option<Next> {
+    let common = |era: Era| {
+        ProtocolVersion::ALL.into_iter().rev().find(|v| {
+            v.era() == era && choice.accepts(*v) && supported.iter().any(|s| s == v.as_str())
+        })
+    };
+    if let Some(modern) = common(Era::Modern).filter(|v| *v != tried) {
+        return Some(Next::Discover(modern));
+    }
+    common(Era::Legacy).map(Next::Initialize)
+}
+
+fn invalid(method: &'static str, problem: &'static str) -> Error {
+    Error::Protocol(ProtocolViolation::InvalidResult { method, problem })
+}
+
+/// The string array `supported` names, from a discover result or a -32022 error's data.
+fn versions(list: Option<JsonRef<'_>>) -> Option<Vec<String>> {
+    list?
+        .as_array()?
+        .into_iter()
+        .map(|v| v.as_str().map(String::from))
+        .collect()
+}
+
+/// A discover result, read: the versions it lists and the connection it would give.
+pub(crate) struct Discovered {
+    pub(crate) supported: Vec<String>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) server_info: Option<Implementation>,
+    pub(crate) instructions: Option<String>,
+    pub(crate) cache: Option<CacheHint>,
+}
+
+pub(crate) fn read_discover(result: &Object<'_>) -> Result<Discovered, Error> {
+    const METHOD: &str = "server/discover";
+    let supported = versions(result.get("supportedVersions"))
+        .ok_or_else(|| invalid(METHOD, "supportedVersions is not an array of strings"))?;
+    let capabilities = result
+        .get("capabilities")
+        .ok_or_else(|| invalid(METHOD, "capabilities are missing"))
+        .and_then(|c| ServerCapabilities::read(c).map_err(|p| invalid(METHOD, p)))?;
+    // serverInfo travels in the result's _meta; older drafts put it at the top level.
+    let info = result
+        .get("_meta")
+        .and_then(JsonRef::as_object)
+        .and_then(|meta| meta.get("io.modelcontextprotocol/serverInfo"))
+        .or_else(|| result.get("serverInfo"));
+    let server_info = info
+        .map(Implementation::read)
+        .transpose()
+        .map_err(|p| invalid(METHOD, p))?;
+    let instructions = result
+        .opt_str("instructions")
+        .map_err(|()| invalid(METHOD, "instructions are not a string"))?
+        .map(String::from);
+    Ok(Discovered {
+        supported,
+        capabilities,
+        server_info,
+        instructions,
+        cache: CacheHint::read(result),
+    })
+}
+
+impl Discovered {
+    pub(crate) fn connected(self, version: ProtocolVersion) -> Connected {
+        Connected {
+            version,
+            capabilities: self.capabilities,
+            server_info: self.server_info,
+            instructions: self.instructions,
+            cache: self.cache,
+        }
+    }
+}
+
+/// Reads an `initialize` result, refusing a version `choice` does not accept.
+pub(crate) fn read_initialize(
+    result: &Object<'_>,
+    choice: ProtocolChoice,
+) -> Result<Connected, Error> {
+    const METHOD: &str = "initialize";
+    let offered = result
+        .get("protocolVersion")
+        .and_then(JsonRef::as_str)
+        .ok_or_else(|| invalid(METHOD, "protocolVersion is not a string"))?;
+    let version = ProtocolVersion::parse(&offered)
+        .filter(|v| v.era() == Era::Legacy && choice.accepts(*v))
+        .ok_or_else(|| {
+            Error::Incompatible(Incompatible::UnsupportedVersion {
+                offered: String::from(offered),
+            })
+        })?;
+    let capabilities = result
+        .get("capabilities")
+        .ok_or_else(|| invalid(METHOD, "capabilities are missing"))
+        .and_then(|c| ServerCapabilities::read(c).map_err(|p| invalid(METHOD, p)))?;
+    let server_info = result
+        .get("serverInfo")
+        .map(Implementation::read)
+        .transpose()
+        .map_err(|p| invalid(METHOD, p))?;
+    let instructions = result
+        .opt_str("instructions")
+        .map_err(|()| invalid(METHOD, "instructions are not a string"))?
+        .map(String::from);
+    Ok(Connected {
+        version,
+        capabilities,
+        server_info,
+        instructions,
+        cache: None,
+    })
+}
+
+/// How a server that answered the discovery request with an error is read.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum DiscoverError {
+    /// -32022: a modern server; these are the versions it supports.
+    Unsupported(Vec<String>),
+    /// Another error in the range the 2026-07-28 revision reserves: a modern server that
+    /// refused.
+    Modern,
+    /// Anything else: a server that does not know `server/discover`.
+    Other,
+}
+
+pub(crate) fn read_discover_error(error: &RpcError) -> DiscoverError {
+    if error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
+        let data = error.data.as_ref().map(|d| JsonRef::new(d.as_str()));
+        let supported = data
+            .and_then(JsonRef::as_object)
+            .and_then(|d| versions(d.get("supported")));
+        return match supported {
+            Some(supported) => DiscoverError::Unsupported(supported),
+            None => DiscoverError::Modern,
+        };
+    }
+    if (-32099..=-32020).contains(&error.code.0) {
+        DiscoverError::Modern
+    } else {
+        DiscoverError::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+    use ProtocolVersion::*;
+
+    fn strings(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| String::from(*s)).collect()
+    }
+
+    #[test]
+    fn choosing_prefers_a_new_modern_version_then_a_legacy_one() {
+        let both = strings(&["2025-06-18", "2025-11-25", "2026-07-28"]);
+        assert_eq!(
+            choose(ProtocolChoice::Auto, &both, V2025_06_18),
+            Some(Next::Discover(V2026_07_28))
+        );
+        // Already tried the only modern version: a legacy one both speak.
+        assert_eq!(
+            choose(ProtocolChoice::Auto, &both, V2026_07_28),
+            Some(Next::Initialize(V2025_11_25))
+        );
+        assert_eq!(choose(ProtocolChoice::Modern, &both, V2026_07_28), None);
+        assert_eq!(
+            choose(ProtocolChoice::Pinned(V2025_06_18), &both, V2026_07_28),
+            Some(Next::Initialize(V2025_06_18))
+        );
+        assert_eq!(
+            choose(ProtocolChoice::Auto, &strings(&["2027-01-01"]), V2026_07_28),
+            None
+        );
+    }
+
+    #[test]
+    fn discovery_errors_are_read_by_code_range_not_one_code() {
+        let error = |code, data: Option<&str>| RpcError {
+            code: ErrorCode(code),
+            message: "x".into(),
+            data: data.map(|d| crate::RawJson::parse(d, &crate::Limits::default()).unwrap()),
+        };
+        assert_eq!(
+            read_discover_error(&error(
+                -32022,
+                Some(r#"{"supported":["2025-11-25"],"requested":"2026-07-28"}"#)
+            )),
+            DiscoverError::Unsupported(vec!["2025-11-25".into()])
+        );
+        assert_eq!(
+            read_discover_error(&error(-32022, None)),
+            DiscoverError::Modern
+        );
+        assert_eq!(
+            read_discover_error(&error(-32021, None)),
+            DiscoverError::Modern
+        );
+        assert_eq!(
+            read_discover_error(&error(-32601, None)),
+            DiscoverError::Other
+        );
+        assert_eq!(
+            read_discover_error(&error(-32602, None)),
+            DiscoverError::Other
+        );
+        assert_eq!(
+            read_discover_error(&error(-32000, None)),
+            DiscoverError::Other
+        );
+    }
+
+    #[test]
+    fn meta_carries_the_three_keys() {
+        let meta = request_meta(V2026_07_28, &client_info("c\"x", "1"));
+        assert_eq!(
+            meta,
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c\"x","version":"1"}}"#
+        );
+    }
+}

@@ -1,0 +1,197 @@
+//! The table of requests in flight: exact id binding, late answers, the notification cap.
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::vec::Vec;
+
+use crate::error::ProtocolViolation;
+use crate::OpId;
+use crate::RequestId;
+
+/// A request waiting for its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct InFlight {
+    /// The operation it belongs to.
+    pub(crate) op: OpId,
+    /// Its method.
+    pub(crate) method: &'static str,
+    /// Messages other than its answer that arrived since it was sent.
+    pub(crate) messages: usize,
+}
+
+/// What a response's id binds to.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Bound {
+    /// The request it answers, now removed from the table.
+    Answer(InFlight),
+    /// A request abandoned earlier (at its deadline, or cancelled); `report` says whether
+    /// the application wants to hear about it.
+    Late { report: bool },
+    /// Nothing: an id never sent, or one already answered.
+    Nothing(ProtocolViolation),
+}
+
+/// Requests in flight, keyed by the integer ids this client sends.
+///
+/// Ids come from a counter starting at 1, so an integer id below the counter that is
+/// neither in flight nor remembered as abandoned was already answered, and anything else
+/// (a string, an integer never reached) was never sent. Only abandoned ids need memory,
+/// and at most `remember` of them are kept: a late answer to an older one counts as a
+/// duplicate answer.
+#[derive(Debug)]
+pub(crate) struct Requests {
+    next: i64,
+    in_flight: BTreeMap<i64, InFlight>,
+    abandoned: VecDeque<(i64, bool)>,
+    remember: usize,
+}
+
+impl Requests {
+    pub(crate) fn new(remember: usize) -> Self {
+        Requests {
+            next: 1,
+            in_flight: BTreeMap::new(),
+            abandoned: VecDeque::new(),
+            remember,
+        }
+    }
+
+    /// The id the next request will carry, if the counter is not exhausted.
+    pub(crate) fn next_id(&self) -> Option<i64> {
+        (self.next < i64::MAX).then_some(self.next)
+    }
+
+    /// Records a request sent with the id [`next_id`](Self::next_id) gave.
+    pub(crate) fn insert(&mut self, id: i64, op: OpId, method: &'static str) {
+        self.in_flight.insert(
+            id,
+            InFlight {
+                op,
+                method,
+                messages: 0,
+            },
+        );
+        self.next = id.saturating_add(1);
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// Binds a response's id, exactly: the integer `n` only ever answers request `n`.
+    pub(crate) fn bind(&mut self, id: &RequestId) -> Bound {
+        let Some(n) = id.as_i64() else {
+            return Bound::Nothing(ProtocolViolation::UnknownResponseId { id: id.clone() });
+        };
+        if let Some(request) = self.in_flight.remove(&n) {
+            return Bound::Answer(request);
+        }
+        if let Some(at) = self.abandoned.iter().position(|(a, _)| *a == n) {
+            let report = self.abandoned.remove(at).is_some_and(|(_, report)| report);
+            return Bound::Late { report };
+        }
+        if (1..self.next).contains(&n) {
+            Bound::Nothing(ProtocolViolation::DuplicateResponse { id: id.clone() })
+        } else {
+            Bound::Nothing(ProtocolViolation::UnknownResponseId { id: id.clone() })
+        }
+    }
+
+    /// Stops waiting for request `id`; a late answer will be recognised (and reported if
+    /// `report`). Returns the request if it was in flight.
+    pub(crate) fn abandon(&mut self, id: i64, report: bool) -> Option<InFlight> {
+        let request = self.in_flight.remove(&id)?;
+        if self.remember > 0 {
+            if self.abandoned.len() >= self.remember {
+                self.abandoned.pop_front();
+            }
+            self.abandoned.push_back((id, report));
+        }
+        Some(request)
+    }
+
+    /// Counts one message that is not an answer against every waiting request, and returns
+    /// the ids of those that now have more than `cap`.
+    pub(crate) fn count_message(&mut self, cap: usize) -> Vec<i64> {
+        let mut over = Vec::new();
+        for (id, request) in &mut self.in_flight {
+            request.messages += 1;
+            if request.messages > cap {
+                over.push(*id);
+            }
+        }
+        over
+    }
+
+    /// Forgets everything in flight (the connection is gone).
+    pub(crate) fn clear(&mut self) {
+        self.in_flight.clear();
+        self.abandoned.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Requests {
+        let mut t = Requests::new(2);
+        for _ in 0..3 {
+            let id = t.next_id().unwrap();
+            t.insert(id, OpId(id as u64), "tools/call");
+        }
+        t
+    }
+
+    #[test]
+    fn binds_exactly_and_only_once() {
+        let mut t = table();
+        assert!(matches!(t.bind(&RequestId::from(2)), Bound::Answer(r) if r.op == OpId(2)));
+        assert_eq!(
+            t.bind(&RequestId::from(2)),
+            Bound::Nothing(ProtocolViolation::DuplicateResponse {
+                id: RequestId::from(2)
+            })
+        );
+        assert_eq!(
+            t.bind(&RequestId::from("1")),
+            Bound::Nothing(ProtocolViolation::UnknownResponseId {
+                id: RequestId::from("1")
+            })
+        );
+        assert_eq!(
+            t.bind(&RequestId::from(4)),
+            Bound::Nothing(ProtocolViolation::UnknownResponseId {
+                id: RequestId::from(4)
+            })
+        );
+        assert_eq!(
+            t.bind(&RequestId::from(0)),
+            Bound::Nothing(ProtocolViolation::UnknownResponseId {
+                id: RequestId::from(0)
+            })
+        );
+        assert_eq!(t.len(), 2);
+    }
+
+    #[test]
+    fn abandoned_ids_are_late_once_and_remembered_within_the_bound() {
+        let mut t = table();
+        t.abandon(1, true);
+        t.abandon(2, false);
+        t.abandon(3, true); // forgets 1: the memory holds two
+        assert_eq!(t.bind(&RequestId::from(3)), Bound::Late { report: true });
+        assert_eq!(t.bind(&RequestId::from(2)), Bound::Late { report: false });
+        assert!(matches!(t.bind(&RequestId::from(1)), Bound::Nothing(_)));
+        assert!(matches!(t.bind(&RequestId::from(3)), Bound::Nothing(_)));
+    }
+
+    #[test]
+    fn the_cap_counts_per_request() {
+        let mut t = Requests::new(4);
+        t.insert(1, OpId(1), "a");
+        assert!(t.count_message(1).is_empty());
+        t.insert(2, OpId(2), "b");
+        assert_eq!(t.count_message(1), [1]);
+        assert_eq!(t.count_message(2), [1], "request 2 has seen only two");
+    }
+}

@@ -1,0 +1,126 @@
+//! The protocol revisions this client speaks, and how it chooses among them.
+
+use core::fmt;
+
+/// A revision of MCP this client speaks.
+///
+/// Older revisions (2024-11-05, 2025-03-26) are not spoken: a server that can offer nothing
+/// newer is refused as incompatible, before any tool is listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum ProtocolVersion {
+    /// 2025-06-18: `initialize` handshake (the seeds pin this one).
+    V2025_06_18,
+    /// 2025-11-25: `initialize` handshake.
+    V2025_11_25,
+    /// 2026-07-28: stateless; `_meta` on every request, `server/discover`.
+    V2026_07_28,
+}
+
+/// Whether a revision opens with the `initialize` handshake or is stateless.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// `initialize` + `notifications/initialized`, then a session.
+    Legacy,
+    /// Per-request `_meta`, `server/discover`, no session.
+    Modern,
+}
+
+impl ProtocolVersion {
+    /// Every revision spoken, oldest first.
+    pub const ALL: [ProtocolVersion; 3] = [
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2026_07_28,
+    ];
+
+    /// The revision's date string, as it appears on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ProtocolVersion::V2025_06_18 => "2025-06-18",
+            ProtocolVersion::V2025_11_25 => "2025-11-25",
+            ProtocolVersion::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// The revision named by `s`, if this client speaks it.
+    pub fn parse(s: &str) -> Option<Self> {
+        ProtocolVersion::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
+    /// Whether the revision has the handshake or is stateless.
+    pub const fn era(self) -> Era {
+        match self {
+            ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => Era::Legacy,
+            ProtocolVersion::V2026_07_28 => Era::Modern,
+        }
+    }
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which revisions the client may use, and how it finds out what the server speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ProtocolChoice {
+    /// Probe with `server/discover` under a short deadline; a discover result or a
+    /// recognised modern error means the stateless revision, anything else (another error,
+    /// or silence until the probe deadline) means a legacy server, and `initialize` follows
+    /// on the same connection. The default.
+    #[default]
+    Auto,
+    /// Only the handshake revisions: offer 2025-11-25, accept 2025-06-18 or 2025-11-25.
+    Legacy,
+    /// Only the stateless revision, through `server/discover`.
+    Modern,
+    /// Exactly this revision, and no other.
+    Pinned(ProtocolVersion),
+}
+
+impl ProtocolChoice {
+    /// Whether the client may end up speaking `version`.
+    pub fn accepts(self, version: ProtocolVersion) -> bool {
+        match self {
+            ProtocolChoice::Auto => true,
+            ProtocolChoice::Legacy => version.era() == Era::Legacy,
+            ProtocolChoice::Modern => version.era() == Era::Modern,
+            ProtocolChoice::Pinned(pinned) => version == pinned,
+        }
+    }
+
+    /// The newest accepted revision of `era`, if any.
+    pub(crate) fn newest(self, era: Era) -> Option<ProtocolVersion> {
+        ProtocolVersion::ALL
+            .into_iter()
+            .rev()
+            .find(|v| v.era() == era && self.accepts(*v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_accept_what_they_say() {
+        use ProtocolVersion::*;
+        assert!(ProtocolChoice::Auto.accepts(V2025_06_18));
+        assert!(!ProtocolChoice::Legacy.accepts(V2026_07_28));
+        assert!(!ProtocolChoice::Modern.accepts(V2025_11_25));
+        assert!(!ProtocolChoice::Pinned(V2025_06_18).accepts(V2025_11_25));
+        assert_eq!(
+            ProtocolChoice::Legacy.newest(Era::Legacy),
+            Some(V2025_11_25)
+        );
+        assert_eq!(
+            ProtocolChoice::Pinned(V2025_06_18).newest(Era::Legacy),
+            Some(V2025_06_18)
+        );
+        assert_eq!(ProtocolChoice::Legacy.newest(Era::Modern), None);
+        assert_eq!(ProtocolVersion::parse("2024-11-05"), None);
+        assert_eq!(ProtocolVersion::parse("2026-07-28"), Some(V2026_07_28));
+    }
+}

@@ -1,0 +1,616 @@
+//! The session after the handshake: exact id binding, deadlines and late answers, the
+//! notification cap, server requests, catalogs and pagination, the allowlist, typed results.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::{text_reply, Pair, TOOLS};
+use mcp_sansio::{
+    CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Misuse, Output, ProtocolChoice,
+    ProtocolViolation, RequestId, ResourceBody, ServerNotification, ToolRejection,
+};
+
+const TOOLS_ONLY: &str = r#"{"tools":{}}"#;
+
+fn ready() -> Pair {
+    let mut pair = Pair::connected_legacy(&["word_count"], TOOLS_ONLY);
+    pair.list(TOOLS);
+    pair
+}
+
+#[test]
+fn an_allowed_advertised_call_gets_its_own_result() {
+    let mut pair = ready();
+    let (op, id) = pair.call("word_count", r#"{"text":"vanilla stock needs review"}"#);
+    assert_eq!(
+        pair.sent,
+        [format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"word_count","arguments":{{"text":"vanilla stock needs review"}}}}}}"#
+        )]
+    );
+    pair.reply(&text_reply(id, "4"));
+    let Ok(Output::ToolResult(result)) = pair.finished(op) else {
+        panic!("{:?}", pair.events)
+    };
+    assert_eq!(result.text(), "4");
+    assert!(!result.is_error);
+}
+
+#[test]
+fn the_allowlist_and_the_catalog_refuse_before_a_byte_is_sent() {
+    let mut pair = ready();
+    let args = mcp_sansio::RawObject::empty();
+    assert_eq!(
+        pair.client.call_tool("place_purchase", &args, pair.now),
+        Err(Error::Misuse(Misuse::ToolNotAllowed {
+            name: "place_purchase".into()
+        }))
+    );
+    assert_eq!(
+        pair.client.call_tool("Word_Count", &args, pair.now),
+        Err(Error::Misuse(Misuse::ToolNotAllowed {
+            name: "Word_Count".into()
+        }))
+    );
+    pair.drain();
+    assert!(pair.sent.is_empty(), "a refused call sent {:?}", pair.sent);
+
+    // Allowed but not advertised: still refused.
+    let mut pair = Pair::connected_legacy(&["delete_everything"], TOOLS_ONLY);
+    pair.list(TOOLS);
+    assert_eq!(
+        pair.client.call_tool("delete_everything", &args, pair.now),
+        Err(Error::Misuse(Misuse::ToolNotAdvertised {
+            name: "delete_everything".into()
+        }))
+    );
+    // Before any listing, nothing is advertised.
+    let mut pair = Pair::connected_legacy(&["word_count"], TOOLS_ONLY);
+    assert!(matches!(
+        pair.client.call_tool("word_count", &args, pair.now),
+        Err(Error::Misuse(Misuse::ToolNotAdvertised { .. }))
+    ));
+    pair.drain();
+    assert!(pair.sent.is_empty());
+}
+
+#[test]
+fn a_server_without_tools_gets_no_tool_requests() {
+    let mut pair = Pair::connected_legacy(&["word_count"], r#"{"resources":{}}"#);
+    assert_eq!(
+        pair.client.list_tools(pair.now),
+        Err(Error::Misuse(Misuse::CapabilityNotOffered {
+            capability: "tools"
+        }))
+    );
+    assert_eq!(
+        pair.client.list_prompts(pair.now),
+        Err(Error::Misuse(Misuse::CapabilityNotOffered {
+            capability: "prompts"
+        }))
+    );
+    pair.drain();
+    assert!(pair.sent.is_empty());
+}
+
+#[test]
+fn commands_before_the_handshake_are_refused() {
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Auto, &["word_count"]));
+    assert_eq!(
+        pair.client.list_tools(pair.now),
+        Err(Error::Misuse(Misuse::NotConnected))
+    );
+    pair.client.connect(pair.now).unwrap();
+    assert_eq!(
+        pair.client.connect(pair.now),
+        Err(Error::Misuse(Misuse::AlreadyConnecting))
+    );
+}
+
+#[test]
+fn calls_in_flight_answered_in_reverse_bind_to_their_own_requests() {
+    let mut pair = ready();
+    let (first, id1) = pair.call("word_count", r#"{"text":"one"}"#);
+    let (second, id2) = pair.call("word_count", r#"{"text":"one two"}"#);
+    assert_ne!(id1, id2);
+    assert_eq!(pair.client.in_flight(), 2);
+    pair.reply(&text_reply(id2, "2"));
+    pair.reply(&text_reply(id1, "1"));
+    let Ok(Output::ToolResult(r1)) = pair.finished(first) else {
+        panic!()
+    };
+    let Ok(Output::ToolResult(r2)) = pair.finished(second) else {
+        panic!()
+    };
+    assert_eq!((r1.text().as_str(), r2.text().as_str()), ("1", "2"));
+}
+
+#[test]
+fn only_the_exact_id_answers_a_request() {
+    for (id, violation) in [
+        ("true", None),
+        (
+            r#""3""#,
+            Some(ProtocolViolation::UnknownResponseId {
+                id: RequestId::from("3"),
+            }),
+        ),
+        (
+            "4",
+            Some(ProtocolViolation::UnknownResponseId {
+                id: RequestId::from(4),
+            }),
+        ),
+        ("3.0", None),
+    ] {
+        let mut pair = ready();
+        let (op, sent) = pair.call("word_count", r#"{"text":"x"}"#);
+        assert_eq!(sent, 3);
+        pair.reply(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#
+        ));
+        let outcome = pair.finished(op);
+        match violation {
+            Some(v) => assert_eq!(outcome, Err(Error::Protocol(v)), "id {id}"),
+            None => assert_eq!(
+                outcome,
+                Err(Error::Protocol(ProtocolViolation::InvalidId)),
+                "id {id}"
+            ),
+        }
+        assert!(
+            matches!(pair.events.last(), Some(Event::Failed(_))),
+            "id {id}"
+        );
+        assert!(pair.client.is_failed());
+        assert_eq!(
+            pair.client.list_tools(pair.now),
+            Err(Error::Misuse(Misuse::ConnectionFailed))
+        );
+    }
+}
+
+#[test]
+fn a_second_answer_to_the_same_request_breaks_the_connection() {
+    let mut pair = ready();
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.reply(&text_reply(id, "1"));
+    assert!(pair.finished(op).is_ok());
+    pair.reply(&text_reply(id, "1"));
+    assert_eq!(
+        pair.events,
+        [Event::Failed(Error::Protocol(
+            ProtocolViolation::DuplicateResponse {
+                id: RequestId::from(id)
+            }
+        ))]
+    );
+}
+
+#[test]
+fn a_deadline_fails_the_call_cancels_it_and_its_late_answer_binds_to_nothing() {
+    let mut pair = ready();
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.sent.clear();
+    pair.jump_to_next_timeout();
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Timeout {
+            operation: "tools/call"
+        })
+    );
+    let cancel = pair.last_sent();
+    assert_eq!(cancel["method"], "notifications/cancelled");
+    assert_eq!(cancel["params"]["requestId"], id);
+    // The late answer arrives while the next call waits: reported, and bound to nothing.
+    let (next, id2) = pair.call("word_count", r#"{"text":"a b"}"#);
+    pair.reply(&text_reply(id, "late"));
+    assert_eq!(
+        pair.events,
+        [Event::LateResponse {
+            id: RequestId::from(id)
+        }]
+    );
+    pair.events.clear();
+    pair.reply(&text_reply(id2, "2"));
+    let Ok(Output::ToolResult(r)) = pair.finished(next) else {
+        panic!()
+    };
+    assert_eq!(r.text(), "2");
+}
+
+#[test]
+fn one_deadline_covers_every_byte_of_an_answer_however_it_trickles() {
+    let mut pair = ready();
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    let reply = format!("{}\n", text_reply(id, "1"));
+    let deadline = pair.client.poll_timeout().unwrap();
+    // One byte every second: each read is fresh, but the deadline does not move.
+    assert!(
+        reply.len() > 30,
+        "the trickle must outlast the 30 s deadline"
+    );
+    for byte in reply.as_bytes() {
+        pair.advance(1_000);
+        pair.feed(&[*byte]);
+        if pair.has_finished(op) {
+            break;
+        }
+    }
+    assert!(pair.now >= deadline);
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Timeout {
+            operation: "tools/call"
+        })
+    );
+}
+
+#[test]
+fn notifications_up_to_the_cap_are_events_and_one_more_fails_the_request() {
+    let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":2,"message":"half"}}"#;
+    let mut pair = ready();
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    for _ in 0..16 {
+        pair.reply(progress);
+    }
+    assert!(!pair.has_finished(op));
+    assert_eq!(pair.events.len(), 16);
+    assert_eq!(
+        pair.events[0],
+        Event::Notification(ServerNotification::Progress {
+            token: mcp_sansio::RawJson::parse("7", &mcp_sansio::Limits::default()).unwrap(),
+            progress: 1.0,
+            total: Some(2.0),
+            message: Some("half".into()),
+        })
+    );
+    pair.reply(progress);
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::TooManyNotifications {
+            limit: 16
+        }))
+    );
+    // The connection goes on; the answer, if it comes, is late.
+    pair.events.clear();
+    pair.reply(&text_reply(id, "1"));
+    assert_eq!(
+        pair.events,
+        [Event::LateResponse {
+            id: RequestId::from(id)
+        }]
+    );
+}
+
+#[test]
+fn server_requests_are_answered_and_the_waiting_call_goes_on() {
+    let mut pair = ready();
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.reply(r#"{"jsonrpc":"2.0","id":90,"method":"ping"}"#);
+    pair.reply(r#"{"jsonrpc":"2.0","id":91,"method":"sampling/createMessage","params":{}}"#);
+    assert_eq!(pair.sent[1], r#"{"jsonrpc":"2.0","id":90,"result":{}}"#);
+    assert_eq!(
+        pair.sent[2],
+        r#"{"jsonrpc":"2.0","id":91,"error":{"code":-32601,"message":"Method not found"}}"#
+    );
+    pair.reply(&text_reply(id, "1"));
+    assert!(pair.finished(op).is_ok());
+}
+
+#[test]
+fn a_malformed_or_oversized_frame_fails_everything_in_flight() {
+    let mut pair = ready();
+    let (op, _) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.reply("calling tool now");
+    assert!(matches!(pair.finished(op), Err(Error::Malformed(_))));
+
+    let mut config = Pair::config(ProtocolChoice::Legacy, &[]);
+    config.limits = mcp_sansio::Limits::teaching();
+    let mut pair = Pair::new(config);
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.feed(&vec![b'x'; 70_000]);
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::FrameTooLong {
+            limit: 65_536
+        }))
+    );
+}
+
+#[test]
+fn a_closed_output_fails_what_waits() {
+    let mut pair = ready();
+    let (op, _) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.client.handle_close();
+    pair.drain();
+    assert_eq!(pair.finished(op), Err(Error::Closed));
+    assert_eq!(pair.events, [Event::Failed(Error::Closed)]);
+}
+
+#[test]
+fn cancelling_ends_the_operation_and_tells_the_server() {
+    let mut pair = ready();
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.client.cancel(op).unwrap();
+    pair.drain();
+    assert_eq!(pair.finished(op), Err(Error::Cancelled));
+    assert_eq!(pair.last_sent()["params"]["requestId"], id);
+    assert_eq!(
+        pair.client.cancel(op),
+        Err(Error::Misuse(Misuse::UnknownOperation))
+    );
+}
+
+#[test]
+fn tool_errors_and_rpc_errors_stay_apart() {
+    let mut pair = ready();
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"too long"}}],"isError":true}}}}"#
+    ));
+    let Ok(Output::ToolResult(r)) = pair.finished(op) else {
+        panic!()
+    };
+    assert!(r.is_error);
+    assert_eq!(r.text(), "too long");
+
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"Unknown tool"}}}}"#
+    ));
+    let Err(Error::Rpc(e)) = pair.finished(op) else {
+        panic!()
+    };
+    assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+}
+
+#[test]
+fn results_are_typed_block_by_block() {
+    let mut pair = ready();
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"a"}},{{"type":"image","data":"AA==","mimeType":"image/png"}},{{"type":"audio","data":"AA==","mimeType":"audio/wav"}},{{"type":"resource_link","uri":"file:///a","name":"a"}},{{"type":"resource","resource":{{"uri":"file:///b","text":"b"}}}},{{"type":"hologram","x":1}},{{"type":"text","text":"z"}}],"structuredContent":{{"n":1}}}}}}"#
+    ));
+    let Ok(Output::ToolResult(r)) = pair.finished(op) else {
+        panic!("{:?}", pair.events)
+    };
+    assert_eq!(r.content.len(), 7);
+    assert!(
+        matches!(&r.content[1], ContentBlock::Image { mime_type, .. } if mime_type == "image/png")
+    );
+    assert!(matches!(&r.content[2], ContentBlock::Audio { .. }));
+    assert!(matches!(&r.content[3], ContentBlock::ResourceLink { uri, .. } if uri == "file:///a"));
+    assert!(
+        matches!(&r.content[4], ContentBlock::Resource(c) if c.body == ResourceBody::Text("b".into()))
+    );
+    assert!(
+        matches!(&r.content[5], ContentBlock::Other(raw) if raw.as_str() == r#"{"type":"hologram","x":1}"#)
+    );
+    assert_eq!(r.text(), "a\nz");
+    assert_eq!(r.structured_content.unwrap().as_str(), r#"{"n":1}"#);
+
+    let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text"}}]}}}}"#
+    ));
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::InvalidResult {
+            method: "tools/call",
+            problem: "a text block has no text"
+        }))
+    );
+}
+
+fn page(id: i64, tools: &str, cursor: Option<&str>) -> String {
+    let next = cursor
+        .map(|c| format!(r#","nextCursor":"{c}""#))
+        .unwrap_or_default();
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":{tools}{next}}}}}"#)
+}
+
+fn tool(name: &str) -> String {
+    format!(r#"[{{"name":"{name}","inputSchema":{{"type":"object"}}}}]"#)
+}
+
+#[test]
+fn pagination_follows_cursors_and_refuses_repeats_and_endless_lists() {
+    let mut pair = Pair::connected_legacy(&[], TOOLS_ONLY);
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    for (i, cursor) in [Some("p2"), Some("p3"), None].into_iter().enumerate() {
+        let id = pair.last_id();
+        if i > 0 {
+            assert_eq!(pair.last_sent()["params"]["cursor"], format!("p{}", i + 1));
+        }
+        pair.reply(&page(id, &tool(&format!("t{i}")), cursor));
+    }
+    let Ok(Output::Tools(catalog)) = pair.finished(op) else {
+        panic!("{:?}", pair.events)
+    };
+    assert_eq!(catalog.tools().len(), 3);
+
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    pair.reply(&page(pair.last_id(), &tool("a"), Some("same")));
+    pair.reply(&page(pair.last_id(), &tool("b"), Some("same")));
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::RepeatedCursor))
+    );
+
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    for n in 0..64 {
+        pair.reply(&page(pair.last_id(), "[]", Some(&format!("c{n}"))));
+    }
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::TooManyPages {
+            limit: 64
+        }))
+    );
+}
+
+#[test]
+fn an_empty_cursor_ends_a_legacy_listing_but_not_a_modern_one() {
+    let mut pair = Pair::connected_legacy(&[], TOOLS_ONLY);
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    pair.reply(&page(pair.last_id(), &tool("a"), Some("")));
+    assert!(matches!(pair.finished(op), Ok(Output::Tools(_))));
+
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Modern, &[]));
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#);
+    assert!(pair.finished(op).is_ok());
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    pair.reply(&page(pair.last_id(), &tool("a"), Some("")));
+    assert!(!pair.has_finished(op), "\"\" is a cursor in 2026-07-28");
+    assert_eq!(pair.last_sent()["params"]["cursor"], "");
+    pair.reply(&page(pair.last_id(), &tool("b"), None));
+    let Ok(Output::Tools(catalog)) = pair.finished(op) else {
+        panic!()
+    };
+    assert_eq!(catalog.tools().len(), 2);
+}
+
+#[test]
+fn catalogs_are_bounded_and_validated_by_policy() {
+    let bad =
+        r#"[{"name":"ok","inputSchema":{"type":"object"}},{"name":"bad","inputSchema":"nope"}]"#;
+    let mut pair = Pair::connected_legacy(&[], TOOLS_ONLY);
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    pair.reply(&page(pair.last_id(), bad, None));
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::InvalidTool {
+            index: 1,
+            reason: ToolRejection::InputSchemaNotObject
+        }))
+    );
+    assert!(
+        pair.client.catalog().is_none(),
+        "a refused listing leaves no catalog"
+    );
+
+    let mut config = Pair::config(ProtocolChoice::Legacy, &[]);
+    config.catalog_policy = CatalogPolicy::Quarantine;
+    config.limits.tools_per_catalog = 2;
+    let mut pair = Pair::new(config);
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}}"#);
+    assert!(pair.finished(op).is_ok());
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    pair.reply(&page(pair.last_id(), bad, None));
+    let Ok(Output::Tools(catalog)) = pair.finished(op) else {
+        panic!()
+    };
+    assert_eq!(catalog.tools().len(), 1);
+    assert_eq!(
+        catalog.quarantined()[0].reason,
+        ToolRejection::InputSchemaNotObject
+    );
+
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    let three = r#"[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}},{"name":"c","inputSchema":{"type":"object"}}]"#;
+    pair.reply(&page(pair.last_id(), three, None));
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::TooManyItems {
+            limit: 2
+        }))
+    );
+}
+
+#[test]
+fn resources_and_prompts_are_listed_read_and_expanded() {
+    let mut pair = Pair::connected_legacy(&[], r#"{"resources":{},"prompts":{}}"#);
+    let op = pair.client.list_resources(pair.now).unwrap();
+    pair.drain();
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"resources":[{{"uri":"file:///r","name":"r","mimeType":"text/plain"}}]}}}}"#,
+        pair.last_id()
+    ));
+    let Ok(Output::Resources(list)) = pair.finished(op) else {
+        panic!("{:?}", pair.events)
+    };
+    assert_eq!(list[0].uri, "file:///r");
+
+    let op = pair.client.read_resource("file:///r", pair.now).unwrap();
+    pair.drain();
+    assert_eq!(pair.last_sent()["params"]["uri"], "file:///r");
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"contents":[{{"uri":"file:///r","blob":"AAEC"}}]}}}}"#,
+        pair.last_id()
+    ));
+    let Ok(Output::ResourceContents(contents)) = pair.finished(op) else {
+        panic!()
+    };
+    assert_eq!(contents[0].body, ResourceBody::Blob("AAEC".into()));
+
+    let op = pair.client.list_prompts(pair.now).unwrap();
+    pair.drain();
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"prompts":[{{"name":"review","arguments":[{{"name":"code","required":true}}]}}]}}}}"#,
+        pair.last_id()
+    ));
+    let Ok(Output::Prompts(prompts)) = pair.finished(op) else {
+        panic!()
+    };
+    assert!(prompts[0].arguments[0].required);
+
+    let op = pair
+        .client
+        .get_prompt("review", &[("code", "fn main() {}")], pair.now)
+        .unwrap();
+    pair.drain();
+    assert_eq!(
+        pair.last_sent()["params"]["arguments"]["code"],
+        "fn main() {}"
+    );
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"messages":[{{"role":"user","content":{{"type":"text","text":"Review it"}}}}]}}}}"#,
+        pair.last_id()
+    ));
+    let Ok(Output::Prompt(prompt)) = pair.finished(op) else {
+        panic!()
+    };
+    assert_eq!(prompt.messages[0].role, "user");
+}
+
+#[test]
+fn requests_in_flight_are_bounded() {
+    let mut config = Pair::config(ProtocolChoice::Legacy, &["word_count"]);
+    config.limits.requests_in_flight = 2;
+    let mut pair = Pair::new(config);
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}}"#);
+    assert!(pair.finished(op).is_ok());
+    pair.list(TOOLS);
+    pair.call("word_count", "{}");
+    pair.call("word_count", "{}");
+    let sent = pair.sent.len();
+    assert_eq!(
+        pair.client
+            .call_tool("word_count", &mcp_sansio::RawObject::empty(), pair.now),
+        Err(Error::Misuse(Misuse::TooManyInFlight { limit: 2 }))
+    );
+    pair.drain();
+    assert_eq!(pair.sent.len(), sent);
+}
