@@ -33,3 +33,8 @@ fn frame_reader_corpus_replays() {
 fn parse_frame_corpus_replays() {
     replay("parse_frame", mcp_sansio::fuzzing::parse_frame_body);
 }
+
+#[test]
+fn client_session_corpus_replays() {
+    replay("client_session", mcp_sansio::fuzzing::client_session);
+}
