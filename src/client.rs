@@ -1,8 +1,8 @@
 //! The sans-io MCP client: commands queue work, input arrives through `handle_*`, output
 //! leaves through `poll_*`.
 
-use alloc::collections::{BTreeMap, VecDeque};
-use alloc::{string::String, vec::Vec};
+use alloc::collections::VecDeque;
+use alloc::{boxed::Box, string::String, vec::Vec};
 use core::time::Duration;
 
 use crate::catalog::{Catalog, CatalogPolicy};
@@ -11,11 +11,11 @@ use crate::content::{
 };
 use crate::error::{Error, Incompatible, Misuse, ProtocolViolation};
 use crate::handshake::{self, DiscoverError, Handshake, Next};
-use crate::id::ErrorCode;
+use crate::id::{write_integer, ErrorCode};
 use crate::json::{write_string, RawJson, RawObject};
 use crate::listing::{ListKind, Listing, Page};
 use crate::message::{
-    encode_frame, parse_frame, Message, Notification, Outcome, Request, Response, RpcError,
+    encode_frame, FrameParser, Message, Notification, Outcome, Request, Response, RpcError,
 };
 use crate::requests::{Bound, Requests};
 use crate::time::Instant;
@@ -69,7 +69,7 @@ pub struct OpId(pub(crate) u64);
 #[non_exhaustive]
 pub enum Output {
     /// The handshake finished.
-    Connected(Connected),
+    Connected(Box<Connected>),
     /// `tools/list`, every page of it; also kept as the client's current catalog.
     Tools(Catalog),
     /// `tools/call`.
@@ -155,7 +155,7 @@ struct Session {
 #[derive(Debug)]
 enum Kind {
     Handshake(Handshake),
-    Listing(Listing),
+    Listing(Box<Listing>),
     Call(&'static str),
 }
 
@@ -165,6 +165,47 @@ struct Operation {
     /// The request of this operation in flight, if any.
     request: Option<i64>,
     kind: Kind,
+}
+
+/// The operations in progress, in the order they started. Few at a time (each holds at most
+/// one request, and requests in flight are bounded), so a vector searched in order beats a
+/// tree.
+#[derive(Debug, Default)]
+struct Ops(Vec<(OpId, Operation)>);
+
+impl Ops {
+    fn insert(&mut self, op: OpId, operation: Operation) {
+        self.0.push((op, operation));
+    }
+
+    fn contains_key(&self, op: &OpId) -> bool {
+        self.get(op).is_some()
+    }
+
+    fn get(&self, op: &OpId) -> Option<&Operation> {
+        self.0.iter().find(|(id, _)| id == op).map(|(_, o)| o)
+    }
+
+    fn get_mut(&mut self, op: &OpId) -> Option<&mut Operation> {
+        self.0.iter_mut().find(|(id, _)| id == op).map(|(_, o)| o)
+    }
+
+    fn remove(&mut self, op: &OpId) -> Option<Operation> {
+        let at = self.0.iter().position(|(id, _)| id == op)?;
+        Some(self.0.remove(at).1)
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &OpId> {
+        self.0.iter().map(|(id, _)| id)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&OpId, &Operation)> {
+        self.0.iter().map(|(id, o)| (id, o))
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Operation> {
+        self.0.iter().map(|(_, o)| o)
+    }
 }
 
 /// The client side of one MCP connection, as a state machine with no I/O and no clock.
@@ -198,13 +239,16 @@ pub struct Client {
     config: Config,
     client_info: String,
     reader: FrameReader,
+    parser: FrameParser,
     requests: Requests,
-    ops: BTreeMap<OpId, Operation>,
+    ops: Ops,
     next_op: u64,
     state: State,
     catalog: Option<Catalog>,
     transmit: VecDeque<Vec<u8>>,
     events: VecDeque<Event>,
+    /// Finds `"resultType"` in a result before the result is walked for it.
+    result_type: memchr::memmem::Finder<'static>,
 }
 
 impl Client {
@@ -213,13 +257,15 @@ impl Client {
         Client {
             client_info: handshake::client_info(&config.client_name, &config.client_version),
             reader: FrameReader::new(&config.limits),
+            parser: FrameParser::new(&config.limits),
             requests: Requests::new(config.limits.remembered_abandoned_ids),
-            ops: BTreeMap::new(),
+            ops: Ops::default(),
             next_op: 0,
             state: State::Idle,
             catalog: None,
             transmit: VecDeque::new(),
             events: VecDeque::new(),
+            result_type: memchr::memmem::Finder::new(b"\"resultType\""),
             config,
         }
     }
@@ -359,10 +405,10 @@ impl Client {
             }
             .into());
         }
-        let mut params = Params::new();
-        params.string("name", name);
-        params.raw("arguments", arguments.as_str());
-        self.start_call("tools/call", params, now)
+        self.start_call("tools/call", now, |params| {
+            params.string("name", name);
+            params.raw("arguments", arguments.as_str());
+        })
     }
 
     /// Reads the resource at `uri`.
@@ -371,9 +417,7 @@ impl Client {
     /// As [`list_resources`](Self::list_resources).
     pub fn read_resource(&mut self, uri: &str, now: Instant) -> Result<OpId, Error> {
         self.ready_for("resources", |c| c.resources)?;
-        let mut params = Params::new();
-        params.string("uri", uri);
-        self.start_call("resources/read", params, now)
+        self.start_call("resources/read", now, |params| params.string("uri", uri))
     }
 
     /// Expands the prompt `name` with string `arguments`.
@@ -387,14 +431,17 @@ impl Client {
         now: Instant,
     ) -> Result<OpId, Error> {
         self.ready_for("prompts", |c| c.prompts)?;
-        let mut args = Params::new();
+        let mut args = Vec::new();
+        let mut writer = ObjectWriter::open(&mut args);
         for (key, value) in arguments {
-            args.string(key, value);
+            writer.string(key, value);
         }
-        let mut params = Params::new();
-        params.string("name", name);
-        params.raw("arguments", args.finish(None).as_str());
-        self.start_call("prompts/get", params, now)
+        writer.close();
+        let args = String::from_utf8(args).unwrap_or_default();
+        self.start_call("prompts/get", now, |params| {
+            params.string("name", name);
+            params.raw("arguments", &args);
+        })
     }
 
     /// Cancels an operation: it ends with [`Error::Cancelled`], its request (unless it is
@@ -421,7 +468,7 @@ impl Client {
             let parsed = match self.reader.next_frame(&mut bytes) {
                 Framed::NeedMore => break,
                 Framed::TooLong { limit } => Err(ProtocolViolation::FrameTooLong { limit }.into()),
-                Framed::Frame(frame) => parse_frame(frame, &self.config.limits),
+                Framed::Frame(frame) => self.parser.parse(frame),
             };
             match parsed {
                 Ok(message) => self.on_message(message),
@@ -520,30 +567,73 @@ impl Client {
         }
     }
 
-    /// Encodes and queues a request; refuses (queuing nothing) if it cannot be sent.
-    fn send(&mut self, op: OpId, method: &'static str, params: RawObject) -> Result<i64, Error> {
+    /// Writes a request straight into its frame: `params` gets `members`, then `meta` (the
+    /// revision's `_meta`) if any. Refuses a frame over the limit.
+    fn request_frame(
+        &self,
+        id: i64,
+        method: &'static str,
+        meta: Option<&str>,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<Vec<u8>, Error> {
+        let mut frame = Vec::with_capacity(160);
+        frame.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        write_integer(&mut frame, id);
+        frame.extend_from_slice(br#","method":"#);
+        write_string(&mut frame, method);
+        frame.extend_from_slice(br#","params":"#);
+        let mut params = ObjectWriter::open(&mut frame);
+        members(&mut params);
+        if let Some(meta) = meta {
+            params.raw("_meta", meta);
+        }
+        params.close();
+        frame.extend_from_slice(b"}\n");
+        let limit = self.config.limits.frame_bytes;
+        if frame.len() > limit {
+            return Err(Misuse::FrameTooLong {
+                len: frame.len(),
+                limit,
+            }
+            .into());
+        }
+        Ok(frame)
+    }
+
+    /// Queues a request of operation `op`, with the session's `_meta` when the revision
+    /// needs it; refuses (queuing nothing) if it cannot be sent.
+    fn send(
+        &mut self,
+        op: OpId,
+        method: &'static str,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<i64, Error> {
         let id = self.requests.next_id().ok_or(Misuse::IdsExhausted)?;
-        let message = Message::Request(Request {
-            id: RequestId::from(id),
-            method: String::from(method),
-            params: Some(params),
-        });
-        let mut frame = Vec::new();
-        encode_frame(&message, &self.config.limits, &mut frame)?;
+        let frame = self.request_frame(id, method, self.meta(), members)?;
+        Ok(self.queue_request(op, method, id, frame))
+    }
+
+    fn queue_request(&mut self, op: OpId, method: &'static str, id: i64, frame: Vec<u8>) -> i64 {
         self.requests.insert(id, op, method);
         self.transmit.push_back(frame);
-        Ok(id)
+        id
     }
 
     fn send_discover(&mut self, op: OpId, version: ProtocolVersion) -> Result<i64, Error> {
+        let id = self.requests.next_id().ok_or(Misuse::IdsExhausted)?;
         let meta = handshake::request_meta(version, &self.client_info);
-        let params = Params::new().finish(Some(&meta));
-        self.send(op, "server/discover", params)
+        let frame = self.request_frame(id, "server/discover", Some(&meta), |_| {})?;
+        Ok(self.queue_request(op, "server/discover", id, frame))
     }
 
     fn send_initialize(&mut self, op: OpId, version: ProtocolVersion) -> Result<i64, Error> {
-        let params = handshake::initialize_params(version, &self.client_info);
-        self.send(op, "initialize", params)
+        let id = self.requests.next_id().ok_or(Misuse::IdsExhausted)?;
+        let frame = self.request_frame(id, "initialize", None, |params| {
+            params.string("protocolVersion", version.as_str());
+            params.raw("capabilities", "{}");
+            params.raw("clientInfo", &self.client_info);
+        })?;
+        Ok(self.queue_request(op, "initialize", id, frame))
     }
 
     fn queue_notification(&mut self, method: &str, params: Option<RawObject>) {
@@ -561,15 +651,14 @@ impl Client {
         self.ready_for(kind.capability(), |c| kind.offered(c))?;
         let op = self.new_op();
         let listing = Listing::new(kind, self.config.catalog_policy);
-        let params = Params::new().finish(self.meta());
-        let request = self.send(op, kind.method(), params)?;
+        let request = self.send(op, kind.method(), |_| {})?;
         let deadline = now.saturating_add(self.config.limits.operation_timeout);
         self.ops.insert(
             op,
             Operation {
                 deadline,
                 request: Some(request),
-                kind: Kind::Listing(listing),
+                kind: Kind::Listing(Box::new(listing)),
             },
         );
         Ok(op)
@@ -578,12 +667,11 @@ impl Client {
     fn start_call(
         &mut self,
         method: &'static str,
-        params: Params,
         now: Instant,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
     ) -> Result<OpId, Error> {
         let op = self.new_op();
-        let params = params.finish(self.meta());
-        let request = self.send(op, method, params)?;
+        let request = self.send(op, method, members)?;
         let deadline = now.saturating_add(self.config.limits.operation_timeout);
         self.ops.insert(
             op,
@@ -624,10 +712,13 @@ impl Client {
     }
 
     fn queue_cancel(&mut self, id: i64, reason: &Error) {
-        let mut params = Params::new();
-        params.integer("requestId", id);
-        params.string("reason", &alloc::format!("{reason}"));
-        self.queue_notification("notifications/cancelled", Some(params.finish(None)));
+        let mut params = Vec::new();
+        let mut writer = ObjectWriter::open(&mut params);
+        writer.integer("requestId", id);
+        writer.string("reason", &alloc::format!("{reason}"));
+        writer.close();
+        let params = RawObject::from_trusted_text(String::from_utf8(params).unwrap_or_default());
+        self.queue_notification("notifications/cancelled", Some(params));
     }
 
     /// The peer broke the protocol: every operation ends with `error`, and so does the
@@ -772,7 +863,7 @@ impl Client {
         let Some(object) = JsonRef::new(result.as_str()).as_object() else {
             return;
         };
-        if let Err(error) = check_result_type(&object) {
+        if let Err(error) = check_result_type(&object, result.as_str(), &self.result_type) {
             return self.finish(op, Err(error));
         }
         let (era, limits) = (self.meta_era(), self.config.limits);
@@ -801,10 +892,7 @@ impl Client {
         match page {
             Err(error) => self.finish(op, Err(error)),
             Ok((Page::Next(cursor), kind)) => {
-                let mut params = Params::new();
-                params.string("cursor", &cursor);
-                let params = params.finish(self.meta());
-                match self.send(op, kind.method(), params) {
+                match self.send(op, kind.method(), |params| params.string("cursor", &cursor)) {
                     Ok(id) => {
                         if let Some(operation) = self.ops.get_mut(&op) {
                             operation.request = Some(id);
@@ -882,7 +970,7 @@ impl Client {
                     connected: connected.clone(),
                     meta,
                 });
-                self.finish(op, Ok(Output::Connected(connected)));
+                self.finish(op, Ok(Output::Connected(Box::new(connected))));
             }
             Err(error) => self.finish(op, Err(error)),
         }
@@ -922,8 +1010,17 @@ impl Client {
 
 /// A result's `resultType`: absent or `complete` is a result; `input_required` needs what
 /// this client does not provide yet; anything else is unknown.
-fn check_result_type(result: &Object<'_>) -> Result<(), Error> {
-    match result.get("resultType").map(|t| t.as_str()) {
+fn check_result_type(
+    result: &Object<'_>,
+    text: &str,
+    finder: &memchr::memmem::Finder<'_>,
+) -> Result<(), Error> {
+    // Most results have no resultType: look for the key's bytes (or any escape, which could
+    // spell it differently) before walking the object.
+    if finder.find(text.as_bytes()).is_none() && memchr::memchr(b'\\', text.as_bytes()).is_none() {
+        return Ok(());
+    }
+    match result.get("resultType").map(JsonRef::as_str) {
         None => Ok(()),
         Some(Some(kind)) if kind == "complete" => Ok(()),
         Some(Some(kind)) if kind == "input_required" => Err(Incompatible::InputRequired.into()),
@@ -973,46 +1070,44 @@ fn read_notification(notification: Notification) -> ServerNotification {
     read(&notification).unwrap_or(ServerNotification::Other(notification))
 }
 
-/// Builds the JSON object of a request's params, member by member.
-struct Params(Vec<u8>);
+/// Writes a JSON object member by member into a buffer.
+struct ObjectWriter<'b> {
+    out: &'b mut Vec<u8>,
+    empty: bool,
+}
 
-impl Params {
-    fn new() -> Self {
-        let mut buf = Vec::with_capacity(64);
-        buf.push(b'{');
-        Params(buf)
+impl<'b> ObjectWriter<'b> {
+    fn open(out: &'b mut Vec<u8>) -> Self {
+        out.push(b'{');
+        ObjectWriter { out, empty: true }
     }
 
     fn key(&mut self, key: &str) {
-        if self.0.len() > 1 {
-            self.0.push(b',');
+        if !self.empty {
+            self.out.push(b',');
         }
-        write_string(&mut self.0, key);
-        self.0.push(b':');
+        self.empty = false;
+        write_string(self.out, key);
+        self.out.push(b':');
     }
 
     fn string(&mut self, key: &str, value: &str) {
         self.key(key);
-        write_string(&mut self.0, value);
+        write_string(self.out, value);
     }
 
     fn integer(&mut self, key: &str, value: i64) {
         self.key(key);
-        crate::id::write_integer(&mut self.0, value);
+        write_integer(self.out, value);
     }
 
     /// `value` must be compact, validated JSON.
     fn raw(&mut self, key: &str, value: &str) {
         self.key(key);
-        self.0.extend_from_slice(value.as_bytes());
+        self.out.extend_from_slice(value.as_bytes());
     }
 
-    /// The object, with `_meta` last when the revision needs it.
-    fn finish(mut self, meta: Option<&str>) -> RawObject {
-        if let Some(meta) = meta {
-            self.raw("_meta", meta);
-        }
-        self.0.push(b'}');
-        RawObject::from_trusted_text(String::from_utf8(self.0).unwrap_or_default())
+    fn close(self) {
+        self.out.push(b'}');
     }
 }

@@ -7,7 +7,7 @@ use alloc::{string::String, vec::Vec};
 
 use crate::json::{RawJson, RawObject};
 use crate::version::ProtocolVersion;
-use crate::view::{JsonRef, Object};
+use crate::view::{Elements, JsonRef, Object};
 
 /// What a reader found wrong, in a few words.
 pub(crate) type Problem = &'static str;
@@ -31,11 +31,7 @@ fn optional_str(
         .map_err(|()| problem)
 }
 
-fn array<'t>(
-    object: &Object<'t>,
-    key: &str,
-    problem: Problem,
-) -> Result<Vec<JsonRef<'t>>, Problem> {
+fn array<'t>(object: &Object<'t>, key: &str, problem: Problem) -> Result<Elements<'t>, Problem> {
     object.get(key).and_then(JsonRef::as_array).ok_or(problem)
 }
 
@@ -70,17 +66,20 @@ impl CallToolResult {
     }
 
     pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
-        let content = array(result, "content", "content is not an array")?
-            .into_iter()
+        let [content, is_error, structured] =
+            result.fields(["content", "isError", "structuredContent"]);
+        let content = content
+            .and_then(JsonRef::as_array)
+            .ok_or("content is not an array")?
             .map(ContentBlock::read)
             .collect::<Result<Vec<_>, _>>()?;
-        let is_error = match result.get("isError") {
+        let is_error = match is_error {
             None => false,
             Some(flag) => flag.as_bool().ok_or("isError is not a boolean")?,
         };
         Ok(CallToolResult {
             content,
-            structured_content: result.get("structuredContent").map(JsonRef::to_raw),
+            structured_content: structured.map(JsonRef::to_raw),
             is_error,
         })
     }
@@ -131,10 +130,16 @@ impl ContentBlock {
         let object = block
             .as_object()
             .ok_or("a content block is not an object")?;
-        let kind = required_str(&object, "type", "a content block has no type")?;
-        Ok(match kind.as_str() {
+        let [kind, text] = object.fields(["type", "text"]);
+        let kind = kind
+            .and_then(JsonRef::as_str)
+            .ok_or("a content block has no type")?;
+        Ok(match kind.as_ref() {
             "text" => ContentBlock::Text {
-                text: required_str(&object, "text", "a text block has no text")?,
+                text: text
+                    .and_then(JsonRef::as_str)
+                    .map(String::from)
+                    .ok_or("a text block has no text")?,
             },
             "image" | "audio" => {
                 let data = required_str(&object, "data", "a media block has no data")?;
@@ -212,7 +217,6 @@ impl ResourceContents {
     /// The contents of a `resources/read` result.
     pub(crate) fn read_all(result: &Object<'_>) -> Result<Vec<Self>, Problem> {
         array(result, "contents", "contents is not an array")?
-            .into_iter()
             .map(ResourceContents::read)
             .collect()
     }
@@ -277,7 +281,6 @@ impl Prompt {
             Some(list) => list
                 .as_array()
                 .ok_or("a prompt's arguments are not an array")?
-                .into_iter()
                 .map(|arg| {
                     let arg = arg
                         .as_object()
@@ -330,7 +333,6 @@ pub struct PromptMessage {
 impl GetPromptResult {
     pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
         let messages = array(result, "messages", "messages is not an array")?
-            .into_iter()
             .map(|m| {
                 let m = m.as_object().ok_or("a prompt message is not an object")?;
                 let role = required_str(&m, "role", "a prompt message has no role")?;

@@ -6,7 +6,7 @@ use alloc::{string::String, vec::Vec};
 use crate::content::{CacheHint, Connected, Implementation, ServerCapabilities};
 use crate::error::{Error, Incompatible, ProtocolViolation};
 use crate::id::ErrorCode;
-use crate::json::{write_string, RawObject};
+use crate::json::write_string;
 use crate::message::RpcError;
 use crate::time::Instant;
 use crate::version::{Era, ProtocolChoice, ProtocolVersion};
@@ -55,17 +55,6 @@ pub(crate) fn request_meta(version: ProtocolVersion, client_info: &str) -> Strin
     meta
 }
 
-/// The params of `initialize`: the version offered, no client capabilities, our identity.
-pub(crate) fn initialize_params(offered: ProtocolVersion, client_info: &str) -> RawObject {
-    let mut text = String::with_capacity(80 + client_info.len());
-    text.push_str("{\"protocolVersion\":\"");
-    text.push_str(offered.as_str());
-    text.push_str("\",\"capabilities\":{},\"clientInfo\":");
-    text.push_str(client_info);
-    text.push('}');
-    RawObject::from_trusted_text(text)
-}
-
 /// What to try after the server listed `supported`, given what was already tried; `None`
 /// when no revision both speak is left.
 pub(crate) fn choose(
@@ -92,7 +81,6 @@ fn invalid(method: &'static str, problem: &'static str) -> Error {
 fn versions(list: Option<JsonRef<'_>>) -> Option<Vec<String>> {
     list?
         .as_array()?
-        .into_iter()
         .map(|v| v.as_str().map(String::from))
         .collect()
 }

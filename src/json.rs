@@ -12,42 +12,62 @@ use core::{fmt, ops::Range};
 use crate::error::{Error, JsonError, JsonErrorKind, Misuse};
 use crate::Limits;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Container {
     Object,
     Array,
 }
 
+/// Where a key sits in the text, and whether it must be decoded to be compared.
+#[derive(Clone, Copy, Debug)]
+struct Key {
+    start: usize,
+    end: usize,
+    escaped: bool,
+}
+
+/// The scanner's working memory, kept between texts so that a long-lived parser does not
+/// allocate per frame. Its size is bounded by the nesting limit and the largest frame.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    stack: Vec<Container>,
+    /// Keys of every open object, innermost last; `key_marks` says where each object's start.
+    keys: Vec<Key>,
+    key_marks: Vec<usize>,
+}
+
 /// A cursor over one JSON text that validates as it goes.
-pub(crate) struct Scanner<'a> {
+pub(crate) struct Scanner<'a, 's> {
     text: &'a str,
     pos: usize,
     max_depth: usize,
-    stack: Vec<Container>,
-    /// Decoded keys of every open object, innermost last; `key_marks` says where each starts.
-    keys: Vec<Cow<'a, str>>,
-    key_marks: Vec<usize>,
+    scratch: &'s mut Scratch,
     /// How many runs of insignificant whitespace have been skipped so far.
     whitespace_runs: usize,
 }
 
-impl<'a> Scanner<'a> {
+impl<'a, 's> Scanner<'a, 's> {
     /// Starts a scan of `bytes`, refusing them at once if they are not UTF-8.
-    pub(crate) fn new(bytes: &'a [u8], max_depth: usize) -> Result<Self, JsonError> {
+    pub(crate) fn new(
+        bytes: &'a [u8],
+        max_depth: usize,
+        scratch: &'s mut Scratch,
+    ) -> Result<Self, JsonError> {
         let text = core::str::from_utf8(bytes)
             .map_err(|e| JsonError::new(e.valid_up_to(), JsonErrorKind::InvalidUtf8))?;
-        Ok(Scanner::from_str(text, max_depth))
+        Ok(Scanner::from_str(text, max_depth, scratch))
     }
 
     /// Starts a scan of text already known to be UTF-8.
-    pub(crate) fn from_str(text: &'a str, max_depth: usize) -> Self {
+    pub(crate) fn from_str(text: &'a str, max_depth: usize, scratch: &'s mut Scratch) -> Self {
+        scratch.stack.clear();
+        scratch.keys.clear();
+        scratch.key_marks.clear();
         Scanner {
             text,
             pos: 0,
             max_depth,
-            stack: Vec::new(),
-            keys: Vec::new(),
-            key_marks: Vec::new(),
+            scratch,
             whitespace_runs: 0,
         }
     }
@@ -106,7 +126,7 @@ impl<'a> Scanner<'a> {
     }
 
     fn scan_value(&mut self) -> Result<(), JsonError> {
-        let base = self.stack.len();
+        let base = self.scratch.stack.len();
         'value: loop {
             self.skip_whitespace();
             match self.peek() {
@@ -126,7 +146,7 @@ impl<'a> Scanner<'a> {
                     self.skip_whitespace();
                     if self.peek() == Some(b']') {
                         self.pos += 1;
-                        self.stack.pop();
+                        self.scratch.stack.pop();
                     } else {
                         continue 'value;
                     }
@@ -141,9 +161,9 @@ impl<'a> Scanner<'a> {
                 _ => return Err(self.end_or(JsonErrorKind::Expected("a value"))),
             }
             // A value is complete: close containers until one wants another element.
-            while self.stack.len() > base {
+            while self.scratch.stack.len() > base {
                 self.skip_whitespace();
-                let object = self.stack.last() == Some(&Container::Object);
+                let object = self.scratch.stack.last() == Some(&Container::Object);
                 match (object, self.peek()) {
                     (true, Some(b',')) => {
                         self.pos += 1;
@@ -161,7 +181,7 @@ impl<'a> Scanner<'a> {
                     }
                     (false, Some(b']')) => {
                         self.pos += 1;
-                        self.stack.pop();
+                        self.scratch.stack.pop();
                     }
                     (true, _) => return Err(self.end_or(JsonErrorKind::Expected("',' or '}'"))),
                     (false, _) => return Err(self.end_or(JsonErrorKind::Expected("',' or ']'"))),
@@ -172,33 +192,44 @@ impl<'a> Scanner<'a> {
     }
 
     fn open(&mut self, container: Container) -> Result<(), JsonError> {
-        if self.stack.len() >= self.max_depth {
+        if self.scratch.stack.len() >= self.max_depth {
             return Err(self.error(JsonErrorKind::TooDeep {
                 limit: self.max_depth,
             }));
         }
         self.pos += 1;
-        self.stack.push(container);
+        self.scratch.stack.push(container);
         if container == Container::Object {
-            self.key_marks.push(self.keys.len());
+            self.scratch.key_marks.push(self.scratch.keys.len());
         }
         Ok(())
     }
 
     /// Pops the innermost object, refusing it if two of its keys are equal.
     fn close_object(&mut self) -> Result<(), JsonError> {
-        self.stack.pop();
-        let mark = self.key_marks.pop().unwrap_or(0);
-        let keys = self.keys.get_mut(mark..).unwrap_or_default();
+        self.scratch.stack.pop();
+        let mark = self.scratch.key_marks.pop().unwrap_or(0);
+        let text = self.text;
+        let keys = self.scratch.keys.get_mut(mark..).unwrap_or_default();
         let unique = if keys.len() <= 8 {
-            keys.iter()
-                .enumerate()
-                .all(|(i, key)| keys.iter().skip(i + 1).all(|other| other != key))
+            keys.iter().enumerate().all(|(i, key)| {
+                keys.iter()
+                    .skip(i + 1)
+                    .all(|other| !same_key(text, key, other))
+            })
+        } else if keys.iter().any(|k| k.escaped) {
+            let mut decoded: Vec<Cow<'_, str>> = keys.iter().map(|k| key_text(text, k)).collect();
+            decoded.sort_unstable();
+            decoded.windows(2).all(|pair| pair.first() != pair.last())
         } else {
-            keys.sort_unstable();
-            keys.windows(2).all(|pair| pair.first() != pair.last())
+            let raw = |k: &Key| text.get(k.start..k.end).unwrap_or_default();
+            keys.sort_unstable_by(|a, b| raw(a).cmp(raw(b)));
+            keys.windows(2).all(|pair| match pair {
+                [a, b] => raw(a) != raw(b),
+                _ => true,
+            })
         };
-        self.keys.truncate(mark);
+        self.scratch.keys.truncate(mark);
         if unique {
             Ok(())
         } else {
@@ -215,8 +246,11 @@ impl<'a> Scanner<'a> {
             return Err(self.end_or(JsonErrorKind::Expected("a string key")));
         }
         let (inner, escaped) = self.string()?;
-        let key = decode_string(self.text, inner, escaped);
-        self.keys.push(key);
+        self.scratch.keys.push(Key {
+            start: inner.start,
+            end: inner.end,
+            escaped,
+        });
         self.skip_whitespace();
         self.expect(b':', "':'")
     }
@@ -229,10 +263,7 @@ impl<'a> Scanner<'a> {
         let mut escaped = false;
         loop {
             let rest = self.bytes().get(self.pos..).unwrap_or_default();
-            let special = rest
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
-            let Some(offset) = special else {
+            let Some(offset) = string_stop(rest) else {
                 self.pos = self.text.len();
                 return Err(self.error(JsonErrorKind::UnexpectedEnd));
             };
@@ -399,11 +430,11 @@ impl<'a> Scanner<'a> {
             self.pos += 1;
         } else {
             loop {
-                let index = self.keys.len();
+                let index = self.scratch.keys.len();
                 self.key()?;
                 let (span, spaced) = self.value()?;
-                if let Some(key) = self.keys.get(index) {
-                    member(key, span, spaced)?;
+                if let Some(key) = self.scratch.keys.get(index) {
+                    member(&key_text(self.text, key), span, spaced)?;
                 }
                 self.skip_whitespace();
                 match self.peek() {
@@ -423,40 +454,6 @@ impl<'a> Scanner<'a> {
         Ok(true)
     }
 
-    /// Walks the elements of the array at the cursor, calling `element` with the span of
-    /// each. If the value at the cursor is valid JSON but not an array, returns `Ok(false)`.
-    pub(crate) fn elements<E: From<JsonError>>(
-        &mut self,
-        mut element: impl FnMut(Range<usize>) -> Result<(), E>,
-    ) -> Result<bool, E> {
-        self.skip_whitespace();
-        if self.peek() != Some(b'[') {
-            self.value()?;
-            return Ok(false);
-        }
-        self.open(Container::Array)?;
-        self.skip_whitespace();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-        } else {
-            loop {
-                let (span, _) = self.value()?;
-                element(span)?;
-                self.skip_whitespace();
-                match self.peek() {
-                    Some(b',') => self.pos += 1,
-                    Some(b']') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return Err(self.end_or(JsonErrorKind::Expected("',' or ']'")).into()),
-                }
-            }
-        }
-        self.stack.pop();
-        Ok(true)
-    }
-
     /// Checks that only whitespace follows the cursor.
     pub(crate) fn finish(&mut self) -> Result<(), JsonError> {
         self.skip_whitespace();
@@ -465,6 +462,43 @@ impl<'a> Scanner<'a> {
         } else {
             Err(self.error(JsonErrorKind::TrailingData))
         }
+    }
+}
+
+/// The bytes that end a plain run inside a JSON string: the quote, the backslash, and the
+/// control characters a string may not hold raw.
+// Built at compile time: an index out of range would fail the build, not panic.
+#[allow(clippy::indexing_slicing)]
+static STRING_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// The offset of the first byte in `bytes` that ends a plain string run.
+fn string_stop(bytes: &[u8]) -> Option<usize> {
+    bytes
+        .iter()
+        .position(|&b| STRING_STOP.get(usize::from(b)).copied().unwrap_or(true))
+}
+
+/// A key's text, decoded if it holds escapes.
+fn key_text<'t>(text: &'t str, key: &Key) -> Cow<'t, str> {
+    decode_string(text, key.start..key.end, key.escaped)
+}
+
+fn same_key(text: &str, a: &Key, b: &Key) -> bool {
+    if a.escaped || b.escaped {
+        key_text(text, a) == key_text(text, b)
+    } else {
+        // Most keys differ in length; only equal lengths need their bytes compared.
+        a.end - a.start == b.end - b.start && text.get(a.start..a.end) == text.get(b.start..b.end)
     }
 }
 
@@ -518,10 +552,7 @@ pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     let mut rest = s.as_bytes();
-    while let Some(at) = rest
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-    {
+    while let Some(at) = string_stop(rest) {
         let (plain, tail) = rest.split_at(at);
         out.extend_from_slice(plain);
         let Some((&b, tail)) = tail.split_first() else {
@@ -587,7 +618,8 @@ impl RawJson {
     /// [`Misuse::InvalidJson`] when `text` is not one valid, unambiguous JSON value.
     pub fn parse(text: &str, limits: &Limits) -> Result<Self, Error> {
         let invalid = |e| Error::Misuse(Misuse::InvalidJson(e));
-        let mut scanner = Scanner::new(text.as_bytes(), limits.nesting_depth).map_err(invalid)?;
+        let mut scratch = Scratch::default();
+        let mut scanner = Scanner::from_str(text, limits.nesting_depth, &mut scratch);
         let (span, spaced) = scanner.value().map_err(invalid)?;
         scanner.finish().map_err(invalid)?;
         Ok(RawJson::from_span(text, span, spaced))
@@ -726,7 +758,8 @@ mod tests {
     use super::*;
 
     fn check(text: &str) -> Result<(), JsonError> {
-        let mut scanner = Scanner::new(text.as_bytes(), 4)?;
+        let mut scratch = Scratch::default();
+        let mut scanner = Scanner::new(text.as_bytes(), 4, &mut scratch)?;
         scanner.value()?;
         scanner.finish()
     }
@@ -793,7 +826,8 @@ mod tests {
 
     #[test]
     fn invalid_utf8_reports_where() {
-        let err = Scanner::new(b"\"ab\xff\"", 4).err();
+        let mut scratch = Scratch::default();
+        let err = Scanner::new(b"\"ab\xff\"", 4, &mut scratch).err();
         assert_eq!(err, Some(JsonError::new(3, JsonErrorKind::InvalidUtf8)));
     }
 

@@ -101,7 +101,8 @@ pub use json::{RawJson, RawObject};
 pub use limits::Limits;
 pub use listing::ListKind;
 pub use message::{
-    encode_frame, parse_frame, Message, Notification, Outcome, Request, Response, RpcError,
+    encode_frame, parse_frame, FrameParser, Message, Notification, Outcome, Request, Response,
+    RpcError,
 };
 pub use time::Instant;
 pub use version::{Era, ProtocolChoice, ProtocolVersion};

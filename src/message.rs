@@ -5,7 +5,7 @@ use core::ops::Range;
 
 use crate::error::{Error, Misuse, ProtocolViolation};
 use crate::id::{write_integer, ErrorCode, RequestId};
-use crate::json::{decode_string, write_string, RawJson, RawObject, Scanner};
+use crate::json::{decode_string, write_string, RawJson, RawObject, Scanner, Scratch};
 use crate::Limits;
 
 /// One JSON-RPC 2.0 message.
@@ -115,7 +115,42 @@ enum Id {
 /// assert!(parse_frame(br#"{"jsonrpc":"2.0","id":true,"result":{}}"#, &limits).is_err());
 /// ```
 pub fn parse_frame(frame: &[u8], limits: &Limits) -> Result<Message, Error> {
-    let mut scanner = Scanner::new(frame, limits.nesting_depth).map_err(Error::Malformed)?;
+    parse_with(frame, limits, &mut Scratch::default())
+}
+
+/// Parses frames like [`parse_frame`], keeping its working memory between frames.
+///
+/// `parse_frame` sets up a little memory for each frame (the stack of open arrays and
+/// objects, and the keys it compares); a `FrameParser` keeps it, so that reading a stream
+/// allocates only for what the messages hold. The memory kept is bounded by the nesting
+/// limit and the largest frame parsed.
+#[derive(Debug)]
+pub struct FrameParser {
+    limits: Limits,
+    scratch: Scratch,
+}
+
+impl FrameParser {
+    /// A parser enforcing `limits`.
+    pub fn new(limits: &Limits) -> Self {
+        FrameParser {
+            limits: *limits,
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Parses one frame; see [`parse_frame`].
+    ///
+    /// # Errors
+    /// As [`parse_frame`].
+    pub fn parse(&mut self, frame: &[u8]) -> Result<Message, Error> {
+        parse_with(frame, &self.limits, &mut self.scratch)
+    }
+}
+
+fn parse_with(frame: &[u8], limits: &Limits, scratch: &mut Scratch) -> Result<Message, Error> {
+    let mut scanner =
+        Scanner::new(frame, limits.nesting_depth, scratch).map_err(Error::Malformed)?;
     let mut members = Members::default();
     let is_object = scanner.members(|key, span, spaced| {
         match key.as_ref() {
@@ -175,7 +210,7 @@ pub fn parse_frame(frame: &[u8], limits: &Limits) -> Result<Message, Error> {
             }))
         }
         (None, Some((span, _))) => {
-            let error = rpc_error_at(text, span, limits)?;
+            let error = rpc_error_at(text, span, limits, scratch)?;
             match id {
                 None | Some(Id::Null) => Ok(Message::UnboundError(error)),
                 Some(Id::Valid(id)) => Ok(Message::Response(Response {
@@ -228,10 +263,15 @@ fn id_at(text: &str, span: Range<usize>) -> Id {
 }
 
 /// Reads the `error` member at a validated span.
-fn rpc_error_at(text: &str, span: Range<usize>, limits: &Limits) -> Result<RpcError, Error> {
+fn rpc_error_at(
+    text: &str,
+    span: Range<usize>,
+    limits: &Limits,
+    scratch: &mut Scratch,
+) -> Result<RpcError, Error> {
     let invalid = || Error::Protocol(ProtocolViolation::InvalidErrorObject);
     let body = text.get(span).ok_or_else(invalid)?;
-    let mut scanner = Scanner::from_str(body, limits.nesting_depth);
+    let mut scanner = Scanner::from_str(body, limits.nesting_depth, scratch);
     let (mut code, mut message, mut data) = (None, None, None);
     let is_object = scanner.members(|key, span, spaced| {
         match key.as_ref() {

@@ -1,6 +1,6 @@
 //! The table of requests in flight: exact id binding, late answers, the notification cap.
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use crate::error::ProtocolViolation;
@@ -40,7 +40,8 @@ pub(crate) enum Bound {
 #[derive(Debug)]
 pub(crate) struct Requests {
     next: i64,
-    in_flight: BTreeMap<i64, InFlight>,
+    /// Few at a time (at most `Limits::requests_in_flight`): a vector searched in order.
+    in_flight: Vec<(i64, InFlight)>,
     abandoned: VecDeque<(i64, bool)>,
     remember: usize,
 }
@@ -49,7 +50,7 @@ impl Requests {
     pub(crate) fn new(remember: usize) -> Self {
         Requests {
             next: 1,
-            in_flight: BTreeMap::new(),
+            in_flight: Vec::new(),
             abandoned: VecDeque::new(),
             remember,
         }
@@ -62,14 +63,14 @@ impl Requests {
 
     /// Records a request sent with the id [`next_id`](Self::next_id) gave.
     pub(crate) fn insert(&mut self, id: i64, op: OpId, method: &'static str) {
-        self.in_flight.insert(
+        self.in_flight.push((
             id,
             InFlight {
                 op,
                 method,
                 messages: 0,
             },
-        );
+        ));
         self.next = id.saturating_add(1);
     }
 
@@ -82,7 +83,7 @@ impl Requests {
         let Some(n) = id.as_i64() else {
             return Bound::Nothing(ProtocolViolation::UnknownResponseId { id: id.clone() });
         };
-        if let Some(request) = self.in_flight.remove(&n) {
+        if let Some(request) = self.take(n) {
             return Bound::Answer(request);
         }
         if let Some(at) = self.abandoned.iter().position(|(a, _)| *a == n) {
@@ -99,7 +100,7 @@ impl Requests {
     /// Stops waiting for request `id`; a late answer will be recognised (and reported if
     /// `report`). Returns the request if it was in flight.
     pub(crate) fn abandon(&mut self, id: i64, report: bool) -> Option<InFlight> {
-        let request = self.in_flight.remove(&id)?;
+        let request = self.take(id)?;
         if self.remember > 0 {
             if self.abandoned.len() >= self.remember {
                 self.abandoned.pop_front();
@@ -107,6 +108,12 @@ impl Requests {
             self.abandoned.push_back((id, report));
         }
         Some(request)
+    }
+
+    /// Removes request `id` from the table, if it is in flight.
+    fn take(&mut self, id: i64) -> Option<InFlight> {
+        let at = self.in_flight.iter().position(|(n, _)| *n == id)?;
+        Some(self.in_flight.remove(at).1)
     }
 
     /// Counts one message that is not an answer against every waiting request, and returns

@@ -1,12 +1,70 @@
 //! Read access to validated, compact JSON text, without building a tree.
 //!
-//! The session reads results through these views: each look walks the text once with the
-//! same scanner that validated it, and strings are borrowed unless they hold escapes.
+//! The session reads results through these views. The text was validated when its frame was
+//! parsed and compacted when it became a [`RawJson`], so walking it needs no checks: members
+//! and elements are found lazily by skipping values (strings, then brackets), nothing is
+//! allocated, and strings are borrowed unless they hold escapes.
 
-use alloc::{borrow::Cow, vec::Vec};
+use alloc::borrow::Cow;
 
-use crate::error::JsonError;
-use crate::json::{decode_string, RawJson, Scanner};
+use crate::json::{decode_string, RawJson};
+
+/// The index just past the string whose opening quote is at `at`, and whether the string
+/// holds an escape.
+fn skip_string(bytes: &[u8], at: usize) -> (usize, bool) {
+    let mut pos = at + 1;
+    let mut escaped = false;
+    while let Some(offset) = bytes
+        .get(pos..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        pos += offset;
+        match bytes.get(pos) {
+            Some(b'\\') => {
+                escaped = true;
+                pos += 2;
+            }
+            _ => return (pos + 1, escaped),
+        }
+    }
+    (bytes.len(), escaped)
+}
+
+/// The index just past the value that starts at `at`.
+fn skip_value(bytes: &[u8], at: usize) -> usize {
+    match bytes.get(at) {
+        Some(b'"') => skip_string(bytes, at).0,
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut pos = at;
+            while let Some(&b) = bytes.get(pos) {
+                match b {
+                    b'"' => {
+                        pos = skip_string(bytes, pos).0;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return pos + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                pos += 1;
+            }
+            bytes.len()
+        }
+        _ => {
+            let rest = bytes.get(at..).unwrap_or_default();
+            at + rest
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']'))
+                .unwrap_or(rest.len())
+        }
+    }
+}
 
 /// The text of exactly one JSON value that was validated and compacted before.
 #[derive(Clone, Copy, Debug)]
@@ -14,7 +72,7 @@ pub(crate) struct JsonRef<'t>(&'t str);
 
 impl<'t> JsonRef<'t> {
     /// A view of `text`, which must be one validated, compact JSON value (the text of a
-    /// [`RawJson`] or of a span inside one).
+    /// [`RawJson`] or of a value inside one).
     pub(crate) fn new(text: &'t str) -> Self {
         JsonRef(text)
     }
@@ -55,40 +113,17 @@ impl<'t> JsonRef<'t> {
         self.0.starts_with('{')
     }
 
-    /// The members of the object, or `None` if the value is not an object.
+    /// The value as an object, or `None` if it is not one.
     pub(crate) fn as_object(self) -> Option<Object<'t>> {
-        if !self.is_object() {
-            return None;
-        }
-        let mut members = Vec::new();
-        let mut scanner = Scanner::from_str(self.0, usize::MAX);
-        scanner
-            .members(|key, span, _| {
-                if let Some(value) = self.0.get(span) {
-                    members.push((key.clone(), JsonRef(value)));
-                }
-                Ok::<(), JsonError>(())
-            })
-            .ok()?;
-        Some(Object(members))
+        self.is_object().then_some(Object(self.0))
     }
 
     /// The elements of the array, or `None` if the value is not an array.
-    pub(crate) fn as_array(self) -> Option<Vec<JsonRef<'t>>> {
-        if !self.0.starts_with('[') {
-            return None;
-        }
-        let mut elements = Vec::new();
-        let mut scanner = Scanner::from_str(self.0, usize::MAX);
-        scanner
-            .elements(|span| {
-                if let Some(value) = self.0.get(span) {
-                    elements.push(JsonRef(value));
-                }
-                Ok::<(), JsonError>(())
-            })
-            .ok()?;
-        Some(elements)
+    pub(crate) fn as_array(self) -> Option<Elements<'t>> {
+        self.0.starts_with('[').then_some(Elements {
+            text: self.0,
+            pos: 1,
+        })
     }
 
     /// The value as an owned [`RawJson`].
@@ -97,13 +132,36 @@ impl<'t> JsonRef<'t> {
     }
 }
 
-/// The members of one object, in the order written.
-pub(crate) struct Object<'t>(Vec<(Cow<'t, str>, JsonRef<'t>)>);
+/// An object's text.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Object<'t>(&'t str);
 
 impl<'t> Object<'t> {
+    /// The members, in the order written.
+    pub(crate) fn members(&self) -> Members<'t> {
+        Members {
+            text: self.0,
+            pos: 1,
+        }
+    }
+
     /// The value of member `key`, if present.
     pub(crate) fn get(&self, key: &str) -> Option<JsonRef<'t>> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+        let [value] = self.fields([key]);
+        value
+    }
+
+    /// The values of the members named `keys`, found in one walk over the object.
+    pub(crate) fn fields<const N: usize>(&self, keys: [&str; N]) -> [Option<JsonRef<'t>>; N] {
+        let mut found = [None; N];
+        for (key, value) in self.members() {
+            if let Some(slot) = keys.iter().position(|k| *k == key) {
+                if let Some(entry) = found.get_mut(slot) {
+                    *entry = Some(value);
+                }
+            }
+        }
+        found
     }
 
     /// The string value of member `key`: `Ok(None)` when absent, `Err(())` when present
@@ -113,5 +171,90 @@ impl<'t> Object<'t> {
             None => Ok(None),
             Some(v) => v.as_str().map(Some).ok_or(()),
         }
+    }
+}
+
+/// The members of an object, found one at a time.
+pub(crate) struct Members<'t> {
+    text: &'t str,
+    pos: usize,
+}
+
+impl<'t> Iterator for Members<'t> {
+    type Item = (Cow<'t, str>, JsonRef<'t>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.text.as_bytes();
+        if bytes.get(self.pos) != Some(&b'"') {
+            return None; // '}' or the end: no more members
+        }
+        let (key_end, escaped) = skip_string(bytes, self.pos);
+        let inner = self.pos + 1..key_end.saturating_sub(1);
+        let key = decode_string(self.text, inner, escaped);
+        let start = key_end + 1; // past ':'
+        let end = skip_value(bytes, start);
+        let value = JsonRef(self.text.get(start..end)?);
+        self.pos = end + 1; // past ',' (or '}', which then ends the walk)
+        Some((key, value))
+    }
+}
+
+/// The elements of an array, found one at a time.
+pub(crate) struct Elements<'t> {
+    text: &'t str,
+    pos: usize,
+}
+
+impl<'t> Iterator for Elements<'t> {
+    type Item = JsonRef<'t>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.text.as_bytes();
+        match bytes.get(self.pos) {
+            None | Some(b']') => return None,
+            Some(_) => {}
+        }
+        let end = skip_value(bytes, self.pos);
+        let value = JsonRef(self.text.get(self.pos..end)?);
+        self.pos = end + 1;
+        Some(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn walks_compact_json_lazily() {
+        let text = r#"{"a":[1,{"b":"x]}\"y"},[]],"k\u0031":true,"c":"s","d":-1.5e3,"e":{}}"#;
+        let object = JsonRef::new(text).as_object().unwrap();
+        let keys: Vec<_> = object.members().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["a", "k1", "c", "d", "e"]);
+        let a: Vec<&str> = object
+            .get("a")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .map(|v| v.0)
+            .collect();
+        assert_eq!(a, ["1", r#"{"b":"x]}\"y"}"#, "[]"]);
+        assert_eq!(object.get("k1").and_then(JsonRef::as_bool), Some(true));
+        assert_eq!(
+            object.get("c").and_then(JsonRef::as_str).as_deref(),
+            Some("s")
+        );
+        assert_eq!(object.get("d").and_then(JsonRef::as_f64), Some(-1500.0));
+        assert_eq!(
+            object
+                .get("e")
+                .and_then(JsonRef::as_object)
+                .map(|o| o.members().count()),
+            Some(0)
+        );
+        assert_eq!(object.opt_str("d"), Err(()));
+        assert_eq!(object.opt_str("zz"), Ok(None));
+        assert_eq!(JsonRef::new("[]").as_array().map(Iterator::count), Some(0));
     }
 }
