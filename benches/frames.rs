@@ -13,7 +13,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcp_sansio::{parse_frame, FrameReader, Framed, Limits, Message};
+use mcp_sansio::{parse_frame, FrameParser, FrameReader, Framed, Limits, Message};
 
 /// The size of one read from a pipe (Linux's default pipe buffer).
 const READ: usize = 64 * 1024;
@@ -76,6 +76,28 @@ fn ours(stream: &[u8], limits: &Limits) -> usize {
     messages
 }
 
+/// Ours with a long-lived `FrameParser`, as the client uses it.
+fn ours_reusing(stream: &[u8], limits: &Limits) -> usize {
+    let mut reader = FrameReader::new(limits);
+    let mut parser = FrameParser::new(limits);
+    let mut messages = 0;
+    for read in stream.chunks(READ) {
+        let mut input = read;
+        loop {
+            match reader.next_frame(&mut input) {
+                Framed::Frame(frame) => {
+                    let message: Message = parser.parse(frame).expect("valid stream");
+                    black_box(&message);
+                    messages += 1;
+                }
+                Framed::TooLong { .. } => unreachable!("the stream fits the limit"),
+                Framed::NeedMore => break,
+            }
+        }
+    }
+    messages
+}
+
 /// Baseline: keep a buffer, split on newlines with memchr, parse each line as a Value.
 fn baseline(stream: &[u8]) -> usize {
     let mut buf: Vec<u8> = Vec::new();
@@ -99,10 +121,14 @@ fn frames(c: &mut Criterion) {
     let stream = server_stream();
     let limits = Limits::default();
     assert_eq!(ours(&stream, &limits), baseline(&stream));
+    assert_eq!(ours_reusing(&stream, &limits), baseline(&stream));
     let mut group = c.benchmark_group("frames");
     group.throughput(Throughput::Bytes(stream.len() as u64));
     group.bench_function("mcp_sansio", |b| {
         b.iter(|| ours(black_box(&stream), &limits))
+    });
+    group.bench_function("mcp_sansio_frame_parser", |b| {
+        b.iter(|| ours_reusing(black_box(&stream), &limits))
     });
     group.bench_function("baseline_memchr_serde_value", |b| {
         b.iter(|| baseline(black_box(&stream)))

@@ -800,6 +800,12 @@ mod tests {
             kind(&alloc::format!("{{{many}\"k7\":1}}")),
             JsonErrorKind::DuplicateKey
         );
+        // More than eight keys: sorted, and compared decoded when any is escaped.
+        assert_eq!(
+            kind(&alloc::format!("{{{many}\"k\\u0037\":1}}")),
+            JsonErrorKind::DuplicateKey
+        );
+        assert_eq!(check(&alloc::format!("{{{many}\"k\\u0037x\":1}}")), Ok(()));
         assert_eq!(kind(r#""\ud800""#), JsonErrorKind::LoneSurrogate);
         assert_eq!(kind(r#""\udc00\ud800""#), JsonErrorKind::LoneSurrogate);
         assert_eq!(kind(r#""\ud800\u0041""#), JsonErrorKind::LoneSurrogate);
