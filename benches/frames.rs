@@ -55,8 +55,8 @@ fn server_stream() -> Vec<u8> {
     stream
 }
 
-/// Ours: FrameReader + parse_frame, fed a pipe read at a time. Returns the messages read.
-fn ours(stream: &[u8], limits: &Limits) -> usize {
+/// Ours: FrameReader + `parse`, fed a pipe read at a time. Returns the messages read.
+fn ours(stream: &[u8], limits: &Limits, mut parse: impl FnMut(&[u8]) -> Message) -> usize {
     let mut reader = FrameReader::new(limits);
     let mut messages = 0;
     for read in stream.chunks(READ) {
@@ -64,8 +64,7 @@ fn ours(stream: &[u8], limits: &Limits) -> usize {
         loop {
             match reader.next_frame(&mut input) {
                 Framed::Frame(frame) => {
-                    let message: Message = parse_frame(frame, limits).expect("valid stream");
-                    black_box(&message);
+                    black_box(&parse(frame));
                     messages += 1;
                 }
                 Framed::TooLong { .. } => unreachable!("the stream fits the limit"),
@@ -76,26 +75,15 @@ fn ours(stream: &[u8], limits: &Limits) -> usize {
     messages
 }
 
-/// Ours with a long-lived `FrameParser`, as the client uses it.
-fn ours_reusing(stream: &[u8], limits: &Limits) -> usize {
-    let mut reader = FrameReader::new(limits);
+/// `parse_frame`, which sets up its working memory per frame.
+fn one_off(limits: &Limits) -> impl FnMut(&[u8]) -> Message + '_ {
+    move |frame| parse_frame(frame, limits).expect("valid stream")
+}
+
+/// A long-lived `FrameParser`, as the client uses it.
+fn reusing(limits: &Limits) -> impl FnMut(&[u8]) -> Message {
     let mut parser = FrameParser::new(limits);
-    let mut messages = 0;
-    for read in stream.chunks(READ) {
-        let mut input = read;
-        loop {
-            match reader.next_frame(&mut input) {
-                Framed::Frame(frame) => {
-                    let message: Message = parser.parse(frame).expect("valid stream");
-                    black_box(&message);
-                    messages += 1;
-                }
-                Framed::TooLong { .. } => unreachable!("the stream fits the limit"),
-                Framed::NeedMore => break,
-            }
-        }
-    }
-    messages
+    move |frame| parser.parse(frame).expect("valid stream")
 }
 
 /// Baseline: keep a buffer, split on newlines with memchr, parse each line as a Value.
@@ -120,15 +108,15 @@ fn baseline(stream: &[u8]) -> usize {
 fn frames(c: &mut Criterion) {
     let stream = server_stream();
     let limits = Limits::default();
-    assert_eq!(ours(&stream, &limits), baseline(&stream));
-    assert_eq!(ours_reusing(&stream, &limits), baseline(&stream));
+    assert_eq!(ours(&stream, &limits, one_off(&limits)), baseline(&stream));
+    assert_eq!(ours(&stream, &limits, reusing(&limits)), baseline(&stream));
     let mut group = c.benchmark_group("frames");
     group.throughput(Throughput::Bytes(stream.len() as u64));
     group.bench_function("mcp_sansio", |b| {
-        b.iter(|| ours(black_box(&stream), &limits))
+        b.iter(|| ours(black_box(&stream), &limits, one_off(&limits)))
     });
     group.bench_function("mcp_sansio_frame_parser", |b| {
-        b.iter(|| ours_reusing(black_box(&stream), &limits))
+        b.iter(|| ours(black_box(&stream), &limits, reusing(&limits)))
     });
     group.bench_function("baseline_memchr_serde_value", |b| {
         b.iter(|| baseline(black_box(&stream)))

@@ -925,13 +925,20 @@ impl Client {
         }
     }
 
+    /// Where the handshake operation `op` stands, if it is one.
+    fn handshake(&self, op: OpId) -> Option<&Handshake> {
+        match self.ops.get(&op) {
+            Some(Operation {
+                kind: Kind::Handshake(state),
+                ..
+            }) => Some(state),
+            _ => None,
+        }
+    }
+
     fn handshake_result(&mut self, op: OpId, result: &Object<'_>) {
         let choice = self.config.protocol;
-        let Some(Operation {
-            kind: Kind::Handshake(state),
-            ..
-        }) = self.ops.get(&op)
-        else {
+        let Some(state) = self.handshake(op) else {
             return;
         };
         let discovering = match state {
@@ -978,11 +985,7 @@ impl Client {
 
     fn handshake_error(&mut self, op: OpId, error: RpcError) {
         let choice = self.config.protocol;
-        let Some(Operation {
-            kind: Kind::Handshake(state),
-            ..
-        }) = self.ops.get(&op)
-        else {
+        let Some(state) = self.handshake(op) else {
             return;
         };
         let (probing, tried) = match state {

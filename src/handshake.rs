@@ -94,28 +94,39 @@ pub(crate) struct Discovered {
     pub(crate) cache: Option<CacheHint>,
 }
 
+/// What both handshakes say about the server: its capabilities (required), its
+/// self-description `info` (where the revision puts it), and its instructions.
+fn read_server(
+    method: &'static str,
+    result: &Object<'_>,
+    info: Option<JsonRef<'_>>,
+) -> Result<(ServerCapabilities, Option<Implementation>, Option<String>), Error> {
+    let capabilities = result
+        .get("capabilities")
+        .ok_or_else(|| invalid(method, "capabilities are missing"))
+        .and_then(|c| ServerCapabilities::read(c).map_err(|p| invalid(method, p)))?;
+    let server_info = info
+        .map(Implementation::read)
+        .transpose()
+        .map_err(|p| invalid(method, p))?;
+    let instructions = result
+        .opt_str("instructions")
+        .map_err(|()| invalid(method, "instructions are not a string"))?
+        .map(String::from);
+    Ok((capabilities, server_info, instructions))
+}
+
 pub(crate) fn read_discover(result: &Object<'_>) -> Result<Discovered, Error> {
     const METHOD: &str = "server/discover";
     let supported = versions(result.get("supportedVersions"))
         .ok_or_else(|| invalid(METHOD, "supportedVersions is not an array of strings"))?;
-    let capabilities = result
-        .get("capabilities")
-        .ok_or_else(|| invalid(METHOD, "capabilities are missing"))
-        .and_then(|c| ServerCapabilities::read(c).map_err(|p| invalid(METHOD, p)))?;
     // serverInfo travels in the result's _meta; older drafts put it at the top level.
     let info = result
         .get("_meta")
         .and_then(JsonRef::as_object)
         .and_then(|meta| meta.get("io.modelcontextprotocol/serverInfo"))
         .or_else(|| result.get("serverInfo"));
-    let server_info = info
-        .map(Implementation::read)
-        .transpose()
-        .map_err(|p| invalid(METHOD, p))?;
-    let instructions = result
-        .opt_str("instructions")
-        .map_err(|()| invalid(METHOD, "instructions are not a string"))?
-        .map(String::from);
+    let (capabilities, server_info, instructions) = read_server(METHOD, result, info)?;
     Ok(Discovered {
         supported,
         capabilities,
@@ -154,19 +165,8 @@ pub(crate) fn read_initialize(
                 offered: String::from(offered),
             })
         })?;
-    let capabilities = result
-        .get("capabilities")
-        .ok_or_else(|| invalid(METHOD, "capabilities are missing"))
-        .and_then(|c| ServerCapabilities::read(c).map_err(|p| invalid(METHOD, p)))?;
-    let server_info = result
-        .get("serverInfo")
-        .map(Implementation::read)
-        .transpose()
-        .map_err(|p| invalid(METHOD, p))?;
-    let instructions = result
-        .opt_str("instructions")
-        .map_err(|()| invalid(METHOD, "instructions are not a string"))?
-        .map(String::from);
+    let (capabilities, server_info, instructions) =
+        read_server(METHOD, result, result.get("serverInfo"))?;
     Ok(Connected {
         version,
         capabilities,
