@@ -465,27 +465,35 @@ impl<'a, 's> Scanner<'a, 's> {
     }
 }
 
-/// The bytes that end a plain run inside a JSON string: the quote, the backslash, and the
-/// control characters a string may not hold raw.
-// Built at compile time: an index out of range would fail the build, not panic.
-#[allow(clippy::indexing_slicing)]
-static STRING_STOP: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
+/// The offset of the first byte in `bytes` that ends a plain run inside a JSON string: a
+/// quote, a backslash, or a control character a string may not hold raw.
+///
+/// Eight bytes at a time: in each little-endian word, `(x - 0x01..01) & !x & 0x80..80` marks
+/// the zero bytes of `x` (and possibly bytes above one, through the borrow, never below), so
+/// the lowest mark of the three tests is the first byte that matches one of them.
+pub(crate) fn string_stop(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut words = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for word in &mut words {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let w = u64::from_le_bytes(eight);
+        let marks = zero_bytes(w ^ (ONES * u64::from(b'"')))
+            | zero_bytes(w ^ (ONES * u64::from(b'\\')))
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+        if marks != 0 {
+            return Some(offset + (marks.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
     }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
-
-/// The offset of the first byte in `bytes` that ends a plain string run.
-fn string_stop(bytes: &[u8]) -> Option<usize> {
-    bytes
+    words
+        .remainder()
         .iter()
-        .position(|&b| STRING_STOP.get(usize::from(b)).copied().unwrap_or(true))
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|at| offset + at)
 }
 
 /// A key's text, decoded if it holds escapes.
@@ -828,6 +836,36 @@ mod tests {
         assert_eq!(kind("tru"), JsonErrorKind::UnexpectedEnd);
         assert_eq!(kind("trUe"), JsonErrorKind::Expected("'true'"));
         assert_eq!(kind("{\"a\" 1}"), JsonErrorKind::Expected("':'"));
+    }
+
+    #[test]
+    fn the_word_at_a_time_search_finds_the_first_stop_byte() {
+        let naive = |bytes: &[u8]| {
+            bytes
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        };
+        // Every byte value at every position of a 20-byte run, after each kind of byte
+        // that could disturb the borrow arithmetic below it.
+        let specials = [
+            b'"', b'\\', 0x00, 0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xa0, 0xff,
+        ];
+        for &before in &specials {
+            for stop in 0..=255u8 {
+                for at in 0..20 {
+                    let mut bytes = alloc::vec![b'a'; 20];
+                    bytes[at] = stop;
+                    if at > 0 {
+                        bytes[at - 1] = before;
+                    }
+                    assert_eq!(
+                        string_stop(&bytes),
+                        naive(&bytes),
+                        "{before:#x} then {stop:#x} at {at}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -7,17 +7,16 @@
 
 use alloc::borrow::Cow;
 
-use crate::json::{decode_string, RawJson};
+use crate::json::{decode_string, string_stop, RawJson};
 
 /// The index just past the string whose opening quote is at `at`, and whether the string
 /// holds an escape.
 fn skip_string(bytes: &[u8], at: usize) -> (usize, bool) {
     let mut pos = at + 1;
     let mut escaped = false;
-    while let Some(offset) = bytes
-        .get(pos..)
-        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
-    {
+    // Validated text holds no raw control characters, so the first stop is a quote or a
+    // backslash.
+    while let Some(offset) = bytes.get(pos..).and_then(string_stop) {
         pos += offset;
         match bytes.get(pos) {
             Some(b'\\') => {
