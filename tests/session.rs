@@ -614,3 +614,61 @@ fn requests_in_flight_are_bounded() {
     pair.drain();
     assert_eq!(pair.sent.len(), sent);
 }
+
+#[test]
+fn notifications_become_typed_events() {
+    let mut pair = ready();
+    pair.reply(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"db","data":{"slow":true}}}"#);
+    pair.reply(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
+    pair.reply(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#);
+    pair.reply(r#"{"jsonrpc":"2.0","method":"vendor/custom","params":{"x":1}}"#);
+    let kinds: Vec<String> = pair
+        .events
+        .iter()
+        .map(|e| match e {
+            Event::Notification(ServerNotification::Log {
+                level,
+                logger,
+                data,
+            }) => {
+                format!("log {level} {} {data}", logger.as_deref().unwrap_or("-"))
+            }
+            Event::Notification(ServerNotification::ListChanged(kind)) => {
+                format!("changed {}", kind.method())
+            }
+            Event::Notification(ServerNotification::Other(n)) => format!("other {}", n.method),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            r#"log warning db {"slow":true}"#,
+            "changed tools/list",
+            // A progress notification without its token is kept whole, not guessed at.
+            "other notifications/progress",
+            "other vendor/custom",
+        ]
+    );
+}
+
+#[test]
+fn a_request_from_a_stateless_server_breaks_the_protocol() {
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Modern, &[]));
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#);
+    assert!(pair.finished(op).is_ok());
+    pair.reply(r#"{"jsonrpc":"2.0","id":"s","method":"ping"}"#);
+    assert_eq!(
+        pair.events,
+        [Event::Failed(Error::Protocol(
+            ProtocolViolation::UnexpectedRequest
+        ))]
+    );
+    assert_eq!(
+        pair.sent.len(),
+        1,
+        "no answer to a request 2026-07-28 does not allow"
+    );
+}
