@@ -1,0 +1,521 @@
+//! The stdio transport for [mcp-sansio](mcp_sansio): an MCP server run as a child process in
+//! its own process group, spoken to over its stdin and stdout, bounded in time and memory by
+//! the core, and ended completely on close.
+//!
+//! ```no_run
+//! use mcp_sansio::{Allowlist, Config, Limits, RawObject};
+//! use mcp_sansio_stdio::{ServerCommand, StdioClient};
+//! use std::time::Duration;
+//!
+//! let allowlist: Allowlist = ["word_count"].into_iter().collect();
+//! let command = ServerCommand::new("my-mcp-server").arg("--quiet");
+//! let mut server = StdioClient::spawn(&command, Config::new(allowlist))?;
+//! server.connect()?;
+//! server.list_tools()?;
+//! let args = RawObject::parse(r#"{"text":"vanilla stock needs review"}"#, &Limits::default())?;
+//! println!("{}", server.call_tool("word_count", &args)?.text());
+//! let status = server.close(Duration::from_secs(1))?;
+//! # Ok::<(), mcp_sansio_stdio::StdioError>(())
+//! ```
+//!
+//! Every wait is bounded by the core's [`Client::poll_timeout`], so one operation's deadline
+//! covers its writes and its reads together. Pipes are non-blocking and waited on with `poll`
+//! through [rustix]; the server's stderr never blocks it (discarded by default).
+
+use std::ffi::OsString;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::time::Duration;
+
+use mcp_sansio::{
+    CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, OpId, Output,
+    RawObject,
+};
+use rustix::event::{poll, PollFd, PollFlags};
+use rustix::process::{kill_process_group, Pid, Signal};
+
+/// How long [`Drop`] gives the server to exit on its own before signalling its group.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(1);
+
+/// How long the group gets between SIGTERM and SIGKILL.
+const TERM_GRACE: Duration = Duration::from_millis(100);
+
+/// How many bytes one read from the server takes at most.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Where the server's stderr goes. It can never block the server.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum StderrMode {
+    /// Discarded (`/dev/null`). The default: stderr is the server's, never protocol.
+    #[default]
+    Discard,
+    /// Forwarded to this process's stderr.
+    Inherit,
+    /// Appended to a file.
+    File(PathBuf),
+}
+
+/// The server to start: a program, its arguments, an explicit environment, and where its
+/// stderr goes.
+#[derive(Clone, Debug)]
+pub struct ServerCommand {
+    program: OsString,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    stderr: StderrMode,
+    reap_orphans: bool,
+}
+
+impl ServerCommand {
+    /// Runs `program`. Its environment holds only `PATH` (this process's value) until
+    /// [`env`](Self::env) adds more: a server gets no secrets it was not given.
+    pub fn new(program: impl Into<OsString>) -> Self {
+        let env = std::env::var_os("PATH")
+            .map(|path| (OsString::from("PATH"), path))
+            .into_iter()
+            .collect();
+        ServerCommand {
+            program: program.into(),
+            args: Vec::new(),
+            env,
+            stderr: StderrMode::Discard,
+            reap_orphans: false,
+        }
+    }
+
+    /// Adds an argument.
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Adds arguments.
+    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets one environment variable (replacing an earlier value, `PATH` included).
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        let key = key.into();
+        self.env.retain(|(k, _)| *k != key);
+        self.env.push((key, value.into()));
+        self
+    }
+
+    /// Starts from an empty environment: not even `PATH`.
+    pub fn env_clear(mut self) -> Self {
+        self.env.clear();
+        self
+    }
+
+    /// Where the server's stderr goes.
+    pub fn stderr(mut self, mode: StderrMode) -> Self {
+        self.stderr = mode;
+        self
+    }
+
+    /// Makes this process a child subreaper (Linux) so that when the server's group is ended,
+    /// processes the server started and left behind are reaped here rather than left to
+    /// PID 1. Off by default, because it is a setting of the whole process: turn it on where
+    /// the system's init does not reap orphans (some containers), or to be sure no zombie
+    /// remains.
+    pub fn reap_orphans(mut self, reap: bool) -> Self {
+        self.reap_orphans = reap;
+        self
+    }
+}
+
+/// What went wrong, by who is at fault.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StdioError {
+    /// The server could not be started.
+    Spawn(io::Error),
+    /// Talking to the server's pipes failed here (not the server's doing).
+    Io(io::Error),
+    /// The protocol layer refused or failed the operation; see [`mcp_sansio::Error`].
+    Mcp(Error),
+}
+
+impl fmt::Display for StdioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StdioError::Spawn(e) => write!(f, "the server could not be started: {e}"),
+            StdioError::Io(e) => write!(f, "the server's pipes failed: {e}"),
+            StdioError::Mcp(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for StdioError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StdioError::Spawn(e) | StdioError::Io(e) => Some(e),
+            StdioError::Mcp(e) => Some(e),
+        }
+    }
+}
+
+impl From<Error> for StdioError {
+    fn from(e: Error) -> Self {
+        StdioError::Mcp(e)
+    }
+}
+
+/// An MCP server started as a child process, and the sans-io [`Client`] that speaks to it.
+///
+/// The blocking methods ([`connect`](Self::connect), [`list_tools`](Self::list_tools),
+/// [`call_tool`](Self::call_tool)) each run one operation to its end. For several requests
+/// in flight, queue them on [`client`](Self::client) and wait for each with
+/// [`run`](Self::run). Events that belong to no awaited operation (notifications, late
+/// answers, other operations' ends) are kept for [`take_events`](Self::take_events).
+///
+/// [`close`](Self::close) ends the server and everything in its process group; dropping the
+/// client does the same with [`DEFAULT_GRACE`].
+#[derive(Debug)]
+pub struct StdioClient {
+    child: Child,
+    pgid: Option<Pid>,
+    reap_orphans: bool,
+    stdin: Option<ChildStdin>,
+    stdout: ChildStdout,
+    stdout_open: bool,
+    client: Client,
+    origin: std::time::Instant,
+    outgoing: Vec<u8>,
+    read_buf: Vec<u8>,
+    events: Vec<Event>,
+    closed: bool,
+}
+
+impl StdioClient {
+    /// Starts the server in a process group of its own, with the command's environment,
+    /// non-blocking pipes for stdin and stdout, and stderr where the command says.
+    ///
+    /// # Errors
+    /// [`StdioError::Spawn`] if the program cannot be started.
+    pub fn spawn(command: &ServerCommand, config: Config) -> Result<Self, StdioError> {
+        if command.reap_orphans {
+            rustix::process::set_child_subreaper(Some(rustix::process::getpid()))
+                .map_err(|e| StdioError::Spawn(e.into()))?;
+        }
+        let stderr = match &command.stderr {
+            StderrMode::Discard => Stdio::null(),
+            StderrMode::Inherit => Stdio::inherit(),
+            StderrMode::File(path) => File::options()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map(Stdio::from)
+                .map_err(StdioError::Spawn)?,
+        };
+        let mut child = Command::new(&command.program)
+            .args(&command.args)
+            .env_clear()
+            .envs(command.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .process_group(0)
+            .spawn()
+            .map_err(StdioError::Spawn)?;
+        let pgid = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(StdioError::Spawn(io::Error::other(
+                "the child has no pipes",
+            )));
+        };
+        for fd in [
+            rustix::fd::AsFd::as_fd(&stdin),
+            rustix::fd::AsFd::as_fd(&stdout),
+        ] {
+            rustix::io::ioctl_fionbio(fd, true).map_err(|e| StdioError::Spawn(e.into()))?;
+        }
+        Ok(StdioClient {
+            child,
+            pgid,
+            reap_orphans: command.reap_orphans,
+            stdin: Some(stdin),
+            stdout,
+            stdout_open: true,
+            client: Client::new(config),
+            origin: std::time::Instant::now(),
+            outgoing: Vec::new(),
+            read_buf: vec![0; READ_CHUNK],
+            events: Vec::new(),
+            closed: false,
+        })
+    }
+
+    /// The server's process id (also its process group's id).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The sans-io client underneath, for commands of your own; drive them with
+    /// [`run`](Self::run).
+    pub fn client(&mut self) -> &mut Client {
+        &mut self.client
+    }
+
+    /// Now, on the clock the client runs on (milliseconds since the server was started).
+    pub fn now(&self) -> Instant {
+        let millis = self.origin.elapsed().as_millis();
+        Instant::from_millis(u64::try_from(millis).unwrap_or(u64::MAX))
+    }
+
+    /// Events that no [`run`](Self::run) consumed: notifications, late answers, and the ends
+    /// of operations nobody waited for.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Runs the handshake.
+    ///
+    /// # Errors
+    /// Whatever ended the handshake: see [`mcp_sansio::Error`].
+    pub fn connect(&mut self) -> Result<Connected, StdioError> {
+        let op = self.client.connect(self.now())?;
+        match self.run(op)? {
+            Output::Connected(connected) => Ok(*connected),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Lists the server's tools, all pages; the catalog also becomes the client's.
+    ///
+    /// # Errors
+    /// Whatever ended the listing.
+    pub fn list_tools(&mut self) -> Result<Catalog, StdioError> {
+        let op = self.client.list_tools(self.now())?;
+        match self.run(op)? {
+            Output::Tools(catalog) => Ok(catalog),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Calls a tool that is allowed and advertised; anything else is refused before a byte
+    /// is written.
+    ///
+    /// # Errors
+    /// The refusal, or whatever ended the call.
+    pub fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: &RawObject,
+    ) -> Result<CallToolResult, StdioError> {
+        let op = self.client.call_tool(name, arguments, self.now())?;
+        match self.run(op)? {
+            Output::ToolResult(result) => Ok(result),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Drives the pipes until operation `op` ends, and returns how it ended. Waits never
+    /// pass the client's next deadline, so the operation ends by its deadline at the latest.
+    ///
+    /// # Errors
+    /// [`StdioError::Mcp`] with the operation's error; [`StdioError::Io`] if the pipes fail
+    /// here.
+    pub fn run(&mut self, op: OpId) -> Result<Output, StdioError> {
+        loop {
+            while let Some(event) = self.client.poll_event() {
+                match event {
+                    Event::Finished { op: done, outcome } if done == op => {
+                        return outcome.map_err(StdioError::Mcp);
+                    }
+                    other => self.events.push(other),
+                }
+            }
+            self.exchange()?;
+        }
+    }
+
+    /// One round of I/O: write what the client queued, wait for the server (at most until the
+    /// client's next deadline), read what arrived, apply the clock.
+    fn exchange(&mut self) -> Result<(), StdioError> {
+        while let Some(frame) = self.client.poll_transmit() {
+            self.outgoing.extend_from_slice(&frame);
+        }
+        self.flush()?;
+        let timeout = self.client.poll_timeout().map(|deadline| {
+            let left = deadline.as_millis().saturating_sub(self.now().as_millis());
+            rustix::event::Timespec {
+                tv_sec: i64::try_from(left / 1000).unwrap_or(i64::MAX),
+                // left % 1000 < 1000, so the product fits.
+                tv_nsec: i64::try_from((left % 1000) * 1_000_000).unwrap_or(0),
+            }
+        });
+        let want_write = !self.outgoing.is_empty() && self.stdin.is_some();
+        let (readable, writable) = {
+            let mut fds = Vec::with_capacity(2);
+            if self.stdout_open {
+                fds.push(PollFd::new(&self.stdout, PollFlags::IN));
+            }
+            if let (true, Some(stdin)) = (want_write, &self.stdin) {
+                fds.push(PollFd::new(stdin, PollFlags::OUT));
+            }
+            if fds.is_empty() {
+                // Nothing to read or write: only the clock can end the operation.
+                let wait = timeout.map_or(Duration::from_millis(10), |t| {
+                    Duration::new(t.tv_sec.unsigned_abs(), t.tv_nsec.unsigned_abs() as u32)
+                });
+                std::thread::sleep(wait);
+                (false, false)
+            } else {
+                match poll(&mut fds, timeout.as_ref()) {
+                    Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                    Err(e) => return Err(StdioError::Io(e.into())),
+                }
+                let ready = |i: usize| fds.get(i).is_some_and(|fd| !fd.revents().is_empty());
+                let readable = self.stdout_open && ready(0);
+                let writable = want_write && ready(usize::from(self.stdout_open));
+                (readable, writable)
+            }
+        };
+        if readable {
+            self.read_available();
+        }
+        if writable {
+            self.flush()?;
+        }
+        self.client.handle_timeout(self.now());
+        Ok(())
+    }
+
+    /// Reads until the pipe would block; hands each read to the client. End of file tells
+    /// the client the server's output is closed.
+    fn read_available(&mut self) {
+        loop {
+            match self.stdout.read(&mut self.read_buf) {
+                Ok(0) => {
+                    self.stdout_open = false;
+                    self.client.handle_close();
+                    return;
+                }
+                Ok(n) => {
+                    let now = self.now();
+                    let chunk = self.read_buf.get(..n).unwrap_or_default();
+                    self.client.handle_input(chunk, now);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.stdout_open = false;
+                    self.client.handle_close();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Writes as much of the queued bytes as the pipe takes now.
+    fn flush(&mut self) -> Result<(), StdioError> {
+        while !self.outgoing.is_empty() {
+            let Some(stdin) = self.stdin.as_mut() else {
+                self.outgoing.clear();
+                return Ok(());
+            };
+            match stdin.write(&self.outgoing) {
+                Ok(n) => {
+                    self.outgoing.drain(..n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                    // The server closed its input: it will answer nothing more.
+                    self.stdin = None;
+                    self.outgoing.clear();
+                    self.client.handle_close();
+                    return Ok(());
+                }
+                Err(e) => return Err(StdioError::Io(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the server: closes its stdin, gives it `grace` to exit, then sends SIGTERM to its
+    /// whole process group, then SIGKILL, and reaps it. Returns its exit status. The group is
+    /// signalled even when the server exited on its own, so nothing it started outlives it;
+    /// the server is reaped only after that, so its group id cannot be reused meanwhile.
+    ///
+    /// # Errors
+    /// [`StdioError::Io`] if the server cannot be reaped.
+    pub fn close(mut self, grace: Duration) -> Result<ExitStatus, StdioError> {
+        self.shutdown(grace).map_err(StdioError::Io)
+    }
+
+    fn shutdown(&mut self, grace: Duration) -> io::Result<ExitStatus> {
+        self.closed = true;
+        self.stdin = None;
+        let exited = self.wait_for_exit(grace);
+        if let Some(pgid) = self.pgid {
+            // ESRCH only means the group is already gone.
+            let _ = kill_process_group(pgid, Signal::TERM);
+            if !exited {
+                self.wait_for_exit(TERM_GRACE);
+            }
+            let _ = kill_process_group(pgid, Signal::KILL);
+        }
+        let status = self.child.wait()?;
+        if self.reap_orphans {
+            self.reap_group();
+        }
+        Ok(status)
+    }
+
+    /// Waits up to `limit` for the server to exit, without reaping it.
+    fn wait_for_exit(&self, limit: Duration) -> bool {
+        let Some(pid) = self.pgid else { return true };
+        let start = std::time::Instant::now();
+        loop {
+            let options = rustix::process::WaitIdOptions::EXITED
+                | rustix::process::WaitIdOptions::NOHANG
+                | rustix::process::WaitIdOptions::NOWAIT;
+            match rustix::process::waitid(rustix::process::WaitId::Pid(pid), options) {
+                Ok(Some(_)) | Err(_) => return true,
+                Ok(None) => {}
+            }
+            if start.elapsed() >= limit {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Reaps every member of the server's group that became this process's child when the
+    /// server died (this process being a subreaper), for a bounded time.
+    fn reap_group(&self) {
+        let Some(pgid) = self.pgid else { return };
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_secs(1) {
+            match rustix::process::waitpgid(pgid, rustix::process::WaitOptions::NOHANG) {
+                Ok(Some(_)) => {}
+                // No child of ours is left in the group.
+                Err(_) => return,
+                // Orphans are re-parented to us a moment after the server dies.
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            }
+        }
+    }
+}
+
+impl Drop for StdioClient {
+    fn drop(&mut self) {
+        if !self.closed {
+            let _ = self.shutdown(DEFAULT_GRACE);
+        }
+    }
+}
+
+fn unexpected(output: &Output) -> StdioError {
+    StdioError::Io(io::Error::other(format!(
+        "the operation produced {output:?}, not what was asked"
+    )))
+}

@@ -1,0 +1,155 @@
+//! The seeds' scenario end to end, and the end-to-end latency measurement: this binary starts
+//! itself as the teaching server and speaks to it through mcp-sansio's stdio transport.
+
+use std::time::{Duration, Instant};
+
+use mcp_sansio::{Allowlist, Config, Limits, RawObject};
+use mcp_sansio_stdio::{ServerCommand, StdioClient};
+
+use crate::{millis, option};
+
+/// This program, run as the teaching server in `mode`, logging calls to `log`.
+fn server(mode: &str, log: &std::path::Path) -> Result<ServerCommand, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    Ok(ServerCommand::new(exe).args([
+        "serve".into(),
+        "--mode".into(),
+        mode.into(),
+        "--log".into(),
+        log.as_os_str().to_owned(),
+    ]))
+}
+
+fn call_log(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("mcp-teaching-{name}-{}.jsonl", std::process::id()))
+}
+
+/// Counts the words in "vanilla stock needs review" through a separate server process, shows
+/// `place_purchase` refused inside the client, prints the server's own call log and its exit
+/// status.
+pub(crate) fn run() -> Result<(), String> {
+    let log = call_log("calls");
+    let _ = std::fs::remove_file(&log);
+    let allowlist: Allowlist = ["word_count"].into_iter().collect();
+    let mut config = Config::new(allowlist);
+    config.limits = Limits::teaching();
+    let started = Instant::now();
+    let mut server =
+        StdioClient::spawn(&server("normal", &log)?, config).map_err(|e| e.to_string())?;
+    let hello = server.connect().map_err(|e| e.to_string())?;
+    let catalog = server.list_tools().map_err(|e| e.to_string())?;
+    println!(
+        "connected to {} over protocol {} in {:.1} ms (pid {}, its own process group)",
+        hello.server_info.as_ref().map_or("?", |i| i.name.as_str()),
+        hello.version,
+        millis(started),
+        server.pid()
+    );
+    println!("the server advertises:");
+    let allowlist = server.client().allowlist().clone();
+    for tool in catalog.tools() {
+        let verdict = if allowlist.allows(&tool.name) {
+            "offered"
+        } else {
+            "not allowed"
+        };
+        let description = tool.description.as_deref().unwrap_or("");
+        println!("  {:<15} {:<12} {description}", tool.name, verdict);
+    }
+    let text = RawObject::parse(
+        r#"{"text":"vanilla stock needs review"}"#,
+        &Limits::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    let result = server
+        .call_tool("word_count", &text)
+        .map_err(|e| e.to_string())?;
+    println!(
+        "word_count(\"vanilla stock needs review\") = {}",
+        result.text()
+    );
+    let order = RawObject::parse(r#"{"flavor":"vanilla","tubs":100}"#, &Limits::default())
+        .map_err(|e| e.to_string())?;
+    match server.call_tool("place_purchase", &order) {
+        Ok(result) => return Err(format!("the purchase went through: {}", result.text())),
+        Err(refused) => println!("place_purchase refused inside the client: {refused}"),
+    }
+    let status = server
+        .close(Duration::from_secs(1))
+        .map_err(|e| e.to_string())?;
+    println!("server exit status: {status}");
+    let calls =
+        std::fs::read_to_string(&log).map_err(|e| format!("cannot read the call log: {e}"))?;
+    println!("the server's own call log ({}):", log.display());
+    print!("{calls}");
+    let _ = std::fs::remove_file(&log);
+    if calls.contains("place_purchase") {
+        return Err(String::from("the purchase reached the server"));
+    }
+    Ok(())
+}
+
+/// Per-call latency over stdio against the teaching server (median and p95), and the connect
+/// time (spawn + handshake + `tools/list`).
+pub(crate) fn measure(args: &[String]) -> Result<(), String> {
+    let calls: usize = option(args, "--calls")
+        .map(|n| {
+            n.parse()
+                .map_err(|_| format!("--calls {n:?} is not a number"))
+        })
+        .transpose()?
+        .unwrap_or(2000);
+    let log = call_log("measure");
+    let mut connects = Vec::new();
+    let mut per_call = Vec::with_capacity(calls);
+    let text = RawObject::parse(
+        r#"{"text":"vanilla stock needs review"}"#,
+        &Limits::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    for round in 0..5 {
+        let _ = std::fs::remove_file(&log);
+        let allowlist: Allowlist = ["word_count"].into_iter().collect();
+        let started = Instant::now();
+        let mut server = StdioClient::spawn(&server("normal", &log)?, Config::new(allowlist))
+            .map_err(|e| e.to_string())?;
+        server.connect().map_err(|e| e.to_string())?;
+        server.list_tools().map_err(|e| e.to_string())?;
+        connects.push(millis(started));
+        if round == 0 {
+            for _ in 0..calls {
+                let call = Instant::now();
+                let result = server
+                    .call_tool("word_count", &text)
+                    .map_err(|e| e.to_string())?;
+                per_call.push(millis(call));
+                if result.text() != "4" {
+                    return Err(format!("word_count said {:?}", result.text()));
+                }
+            }
+        }
+        server
+            .close(Duration::from_secs(1))
+            .map_err(|e| e.to_string())?;
+    }
+    let _ = std::fs::remove_file(&log);
+    per_call.sort_by(f64::total_cmp);
+    connects.sort_by(f64::total_cmp);
+    let at = |v: &[f64], q: f64| {
+        v.get(((v.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    println!("calls over stdio: {calls}");
+    println!(
+        "per call: median {:.3} ms, p95 {:.3} ms",
+        at(&per_call, 0.5),
+        at(&per_call, 0.95)
+    );
+    println!(
+        "connect (spawn + handshake + tools/list), median of {}: {:.1} ms",
+        connects.len(),
+        at(&connects, 0.5)
+    );
+    Ok(())
+}
