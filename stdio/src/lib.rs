@@ -32,8 +32,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use mcp_sansio::{
-    CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, OpId, Output,
-    RawObject,
+    CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, Misuse, OpId,
+    Output, RawObject,
 };
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::process::{kill_process_group, Pid, Signal};
@@ -325,12 +325,21 @@ impl StdioClient {
     pub fn run(&mut self, op: OpId) -> Result<Output, StdioError> {
         loop {
             while let Some(event) = self.client.poll_event() {
-                match event {
-                    Event::Finished { op: done, outcome } if done == op => {
-                        return outcome.map_err(StdioError::Mcp);
-                    }
-                    other => self.events.push(other),
+                self.events.push(event);
+            }
+            // The operation may have ended while another was awaited.
+            let ended = self
+                .events
+                .iter()
+                .position(|e| matches!(e, Event::Finished { op: done, .. } if *done == op));
+            if let Some(at) = ended {
+                if let Event::Finished { outcome, .. } = self.events.remove(at) {
+                    return outcome.map_err(StdioError::Mcp);
                 }
+            }
+            if self.client.poll_timeout().is_none() {
+                // Nothing is in progress, so nothing can end `op`: never wait without a deadline.
+                return Err(StdioError::Mcp(Misuse::UnknownOperation.into()));
             }
             self.exchange()?;
         }

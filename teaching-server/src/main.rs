@@ -234,7 +234,8 @@ impl Serve {
                 result
             }
             Mode::EndlessCursor => json!({"tools": [], "nextCursor": format!("page-{}", page + 1)}),
-            Mode::RepeatCursor => json!({"tools": tools.get(..1), "nextCursor": "page-1"}),
+            // A new tool on each page, but the same cursor again from the second page on.
+            Mode::RepeatCursor => json!({"tools": tools.get(page..=page), "nextCursor": "page-1"}),
             _ => json!({"tools": tools}),
         };
         if self.mode == Mode::Modern {
