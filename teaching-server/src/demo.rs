@@ -77,7 +77,10 @@ pub(crate) fn run() -> Result<(), String> {
     let status = server
         .close(Duration::from_secs(1))
         .map_err(|e| e.to_string())?;
-    println!("server exit status: {status}");
+    match status.code() {
+        Some(code) => println!("server exit status: {code}"),
+        None => println!("server ended by a signal: {status}"),
+    }
     let calls =
         std::fs::read_to_string(&log).map_err(|e| format!("cannot read the call log: {e}"))?;
     println!("the server's own call log ({}):", log.display());
