@@ -649,23 +649,23 @@ impl Client {
 
     fn start_listing(&mut self, kind: ListKind, now: Instant) -> Result<OpId, Error> {
         self.ready_for(kind.capability(), |c| kind.offered(c))?;
-        let op = self.new_op();
         let listing = Listing::new(kind, self.config.catalog_policy);
-        let request = self.send(op, kind.method(), |_| {})?;
-        let deadline = now.saturating_add(self.config.limits.operation_timeout);
-        self.ops.insert(
-            op,
-            Operation {
-                deadline,
-                request: Some(request),
-                kind: Kind::Listing(Box::new(listing)),
-            },
-        );
-        Ok(op)
+        self.start(Kind::Listing(Box::new(listing)), kind.method(), now, |_| {})
     }
 
     fn start_call(
         &mut self,
+        method: &'static str,
+        now: Instant,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<OpId, Error> {
+        self.start(Kind::Call(method), method, now, members)
+    }
+
+    /// Sends an operation's first request and starts its one deadline.
+    fn start(
+        &mut self,
+        kind: Kind,
         method: &'static str,
         now: Instant,
         members: impl FnOnce(&mut ObjectWriter<'_>),
@@ -678,7 +678,7 @@ impl Client {
             Operation {
                 deadline,
                 request: Some(request),
-                kind: Kind::Call(method),
+                kind,
             },
         );
         Ok(op)

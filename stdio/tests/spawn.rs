@@ -27,7 +27,10 @@ fn the_server_gets_only_path_and_what_it_is_given() {
     let dir = std::env::temp_dir().join(format!("mcp-stdio-env-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("env.txt");
-    assert!(std::env::var_os("HOME").is_some(), "the test needs a HOME to leave behind");
+    assert!(
+        std::env::var_os("HOME").is_some(),
+        "the test needs a HOME to leave behind"
+    );
     let command = ServerCommand::new("sh")
         .args(["-c", "env > \"$OUT_FILE\"; cat > /dev/null"])
         .env("OUT_FILE", &out);
@@ -36,8 +39,14 @@ fn the_server_gets_only_path_and_what_it_is_given() {
     assert!(status.success(), "{status}");
     let env = std::fs::read_to_string(&out).unwrap();
     let names: Vec<&str> = env.lines().filter_map(|l| l.split('=').next()).collect();
-    assert!(names.contains(&"PATH") && names.contains(&"OUT_FILE"), "{names:?}");
-    assert!(!names.contains(&"HOME"), "the parent's environment leaked: {names:?}");
+    assert!(
+        names.contains(&"PATH") && names.contains(&"OUT_FILE"),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"HOME"),
+        "the parent's environment leaked: {names:?}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
