@@ -4,7 +4,7 @@ use alloc::{string::String, vec::Vec};
 use core::fmt;
 
 use crate::content::CacheHint;
-use crate::json::{RawJson, RawObject};
+use crate::json::{into_text, ObjectWriter, RawJson, RawObject};
 use crate::view::JsonRef;
 use crate::Allowlist;
 
@@ -27,6 +27,26 @@ pub struct Tool {
     pub output_schema: Option<RawJson>,
     /// Behaviour hints (`readOnlyHint`, `destructiveHint`, ...): untrusted.
     pub annotations: Option<RawObject>,
+}
+
+impl Tool {
+    /// The tool as compact JSON, in the shape of one entry of a `tools/list` result.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        let mut object = ObjectWriter::open(&mut out);
+        object.string("name", &self.name);
+        object.opt_string("title", self.title.as_deref());
+        object.opt_string("description", self.description.as_deref());
+        object.raw("inputSchema", self.input_schema.as_str());
+        if let Some(schema) = &self.output_schema {
+            object.raw("outputSchema", schema.as_str());
+        }
+        if let Some(annotations) = &self.annotations {
+            object.raw("annotations", annotations.as_str());
+        }
+        object.close();
+        into_text(out)
+    }
 }
 
 /// What to do with a catalog that holds an invalid tool.

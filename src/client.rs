@@ -12,7 +12,7 @@ use crate::content::{
 use crate::error::{Error, Incompatible, Misuse, ProtocolViolation};
 use crate::handshake::{self, DiscoverError, Handshake, Next};
 use crate::id::{write_integer, ErrorCode};
-use crate::json::{write_string, RawJson, RawObject};
+use crate::json::{write_string, ObjectWriter, RawJson, RawObject};
 use crate::listing::{ListKind, Listing, Page};
 use crate::message::{
     encode_frame, FrameParser, Message, Notification, Outcome, Request, Response, RpcError,
@@ -1005,7 +1005,7 @@ impl Client {
             DiscoverError::Modern => self.finish(op, Err(Error::Rpc(error))),
             DiscoverError::Other => match choice.newest(Era::Legacy) {
                 Some(legacy) if probing => self.continue_handshake(op, Next::Initialize(legacy)),
-                _ => self.finish(op, Err(Error::Rpc(error))),
+                _ => self.finish(op, Err(Incompatible::NotStateless { error }.into())),
             },
         }
     }
@@ -1071,46 +1071,4 @@ fn read_notification(notification: Notification) -> ServerNotification {
         })
     };
     read(&notification).unwrap_or(ServerNotification::Other(notification))
-}
-
-/// Writes a JSON object member by member into a buffer.
-struct ObjectWriter<'b> {
-    out: &'b mut Vec<u8>,
-    empty: bool,
-}
-
-impl<'b> ObjectWriter<'b> {
-    fn open(out: &'b mut Vec<u8>) -> Self {
-        out.push(b'{');
-        ObjectWriter { out, empty: true }
-    }
-
-    fn key(&mut self, key: &str) {
-        if !self.empty {
-            self.out.push(b',');
-        }
-        self.empty = false;
-        write_string(self.out, key);
-        self.out.push(b':');
-    }
-
-    fn string(&mut self, key: &str, value: &str) {
-        self.key(key);
-        write_string(self.out, value);
-    }
-
-    fn integer(&mut self, key: &str, value: i64) {
-        self.key(key);
-        write_integer(self.out, value);
-    }
-
-    /// `value` must be compact, validated JSON.
-    fn raw(&mut self, key: &str, value: &str) {
-        self.key(key);
-        self.out.extend_from_slice(value.as_bytes());
-    }
-
-    fn close(self) {
-        self.out.push(b'}');
-    }
 }

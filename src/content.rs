@@ -5,7 +5,7 @@
 
 use alloc::{string::String, vec::Vec};
 
-use crate::json::{RawJson, RawObject};
+use crate::json::{into_text, write_array, ObjectWriter, RawJson, RawObject};
 use crate::version::ProtocolVersion;
 use crate::view::{Elements, JsonRef, Object};
 
@@ -51,6 +51,22 @@ pub struct CallToolResult {
 }
 
 impl CallToolResult {
+    /// The result as compact JSON, as the server's `tools/call` result would say it
+    /// (`content`, `structuredContent` if any, `isError`). Members this client does not read,
+    /// such as `_meta`, are not kept.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        let mut object = ObjectWriter::open(&mut out);
+        object.key("content");
+        write_array(object.out(), &self.content, ContentBlock::write_json);
+        if let Some(structured) = &self.structured_content {
+            object.raw("structuredContent", structured.as_str());
+        }
+        object.boolean("isError", self.is_error);
+        object.close();
+        into_text(out)
+    }
+
     /// The text blocks, joined by newlines: what a model would read.
     pub fn text(&self) -> String {
         let mut out = String::new();
@@ -126,6 +142,56 @@ pub enum ContentBlock {
 }
 
 impl ContentBlock {
+    /// The block as compact JSON, with its `type`.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        self.write_json(&mut out);
+        into_text(out)
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) {
+        if let ContentBlock::Other(raw) = self {
+            out.extend_from_slice(raw.as_str().as_bytes());
+            return;
+        }
+        let mut object = ObjectWriter::open(out);
+        match self {
+            ContentBlock::Text { text } => {
+                object.string("type", "text");
+                object.string("text", text);
+            }
+            ContentBlock::Image { data, mime_type } | ContentBlock::Audio { data, mime_type } => {
+                let kind = if matches!(self, ContentBlock::Image { .. }) {
+                    "image"
+                } else {
+                    "audio"
+                };
+                object.string("type", kind);
+                object.string("data", data);
+                object.string("mimeType", mime_type);
+            }
+            ContentBlock::ResourceLink {
+                uri,
+                name,
+                mime_type,
+                description,
+            } => {
+                object.string("type", "resource_link");
+                object.string("uri", uri);
+                object.string("name", name);
+                object.opt_string("mimeType", mime_type.as_deref());
+                object.opt_string("description", description.as_deref());
+            }
+            ContentBlock::Resource(contents) => {
+                object.string("type", "resource");
+                object.key("resource");
+                contents.write_json(object.out());
+            }
+            ContentBlock::Other(_) => {}
+        }
+        object.close();
+    }
+
     fn read(block: JsonRef<'_>) -> Result<Self, Problem> {
         let object = block
             .as_object()
@@ -196,6 +262,17 @@ pub enum ResourceBody {
 }
 
 impl ResourceContents {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let mut object = ObjectWriter::open(out);
+        object.string("uri", &self.uri);
+        object.opt_string("mimeType", self.mime_type.as_deref());
+        match &self.body {
+            ResourceBody::Text(text) => object.string("text", text),
+            ResourceBody::Blob(blob) => object.string("blob", blob),
+        }
+        object.close();
+    }
+
     pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
         let object = value
             .as_object()

@@ -335,6 +335,12 @@ pub enum Incompatible {
     /// The server needs input from the client mid-request (`resultType: input_required`),
     /// which this client does not provide yet.
     InputRequired,
+    /// Only the stateless revision was acceptable, and the server answered `server/discover`
+    /// with an error outside that revision's range: it speaks only the handshake revisions.
+    NotStateless {
+        /// The server's answer to `server/discover`.
+        error: RpcError,
+    },
 }
 
 impl fmt::Display for Incompatible {
@@ -354,6 +360,11 @@ impl fmt::Display for Incompatible {
             }
             Incompatible::InputRequired => f.write_str(
                 "it asked for client input mid-request, which this client does not provide",
+            ),
+            Incompatible::NotStateless { error } => write!(
+                f,
+                "it does not speak the stateless revision (server/discover failed with error {}: {})",
+                error.code, error.message
             ),
         }
     }

@@ -10,6 +10,7 @@ use alloc::{borrow::Cow, boxed::Box, string::String, vec::Vec};
 use core::{fmt, ops::Range};
 
 use crate::error::{Error, JsonError, JsonErrorKind, Misuse};
+use crate::id::write_integer;
 use crate::Limits;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -584,6 +585,80 @@ pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
     }
     out.extend_from_slice(rest);
     out.push(b'"');
+}
+
+/// Writes a JSON object member by member into a buffer.
+pub(crate) struct ObjectWriter<'b> {
+    out: &'b mut Vec<u8>,
+    empty: bool,
+}
+
+impl<'b> ObjectWriter<'b> {
+    pub(crate) fn open(out: &'b mut Vec<u8>) -> Self {
+        out.push(b'{');
+        ObjectWriter { out, empty: true }
+    }
+
+    pub(crate) fn key(&mut self, key: &str) {
+        if !self.empty {
+            self.out.push(b',');
+        }
+        self.empty = false;
+        write_string(self.out, key);
+        self.out.push(b':');
+    }
+
+    pub(crate) fn string(&mut self, key: &str, value: &str) {
+        self.key(key);
+        write_string(self.out, value);
+    }
+
+    pub(crate) fn integer(&mut self, key: &str, value: i64) {
+        self.key(key);
+        write_integer(self.out, value);
+    }
+
+    /// The buffer, to write the value of the member just [keyed](Self::key).
+    pub(crate) fn out(&mut self) -> &mut Vec<u8> {
+        self.out
+    }
+
+    pub(crate) fn boolean(&mut self, key: &str, value: bool) {
+        self.raw(key, if value { "true" } else { "false" });
+    }
+
+    pub(crate) fn opt_string(&mut self, key: &str, value: Option<&str>) {
+        if let Some(value) = value {
+            self.string(key, value);
+        }
+    }
+
+    /// `value` must be compact, validated JSON.
+    pub(crate) fn raw(&mut self, key: &str, value: &str) {
+        self.key(key);
+        self.out.extend_from_slice(value.as_bytes());
+    }
+
+    pub(crate) fn close(self) {
+        self.out.push(b'}');
+    }
+}
+
+/// Writes a JSON array of `items`, each written by `write`.
+pub(crate) fn write_array<T>(out: &mut Vec<u8>, items: &[T], write: impl Fn(&T, &mut Vec<u8>)) {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write(item, out);
+    }
+    out.push(b']');
+}
+
+/// The text written into `out` by the JSON writers above, which only ever write UTF-8.
+pub(crate) fn into_text(out: Vec<u8>) -> String {
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// `text` without insignificant whitespace; `text` must be valid JSON.

@@ -395,7 +395,15 @@ fn results_are_typed_block_by_block() {
         matches!(&r.content[5], ContentBlock::Other(raw) if raw.as_str() == r#"{"type":"hologram","x":1}"#)
     );
     assert_eq!(r.text(), "a\nz");
-    assert_eq!(r.structured_content.unwrap().as_str(), r#"{"n":1}"#);
+    assert_eq!(
+        r.structured_content.as_ref().unwrap().as_str(),
+        r#"{"n":1}"#
+    );
+    // Written back as JSON, the result says what the server said, member for member.
+    assert_eq!(
+        r.to_json(),
+        r#"{"content":[{"type":"text","text":"a"},{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"audio","data":"AA==","mimeType":"audio/wav"},{"type":"resource_link","uri":"file:///a","name":"a"},{"type":"resource","resource":{"uri":"file:///b","text":"b"}},{"type":"hologram","x":1},{"type":"text","text":"z"}],"structuredContent":{"n":1},"isError":false}"#
+    );
 
     let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
     pair.reply(&format!(
@@ -419,6 +427,19 @@ fn page(id: i64, tools: &str, cursor: Option<&str>) -> String {
 
 fn tool(name: &str) -> String {
     format!(r#"[{{"name":"{name}","inputSchema":{{"type":"object"}}}}]"#)
+}
+
+#[test]
+fn a_tool_written_back_as_json_keeps_every_member_it_was_listed_with() {
+    let mut pair = Pair::connected_legacy(&[], TOOLS_ONLY);
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    let listed = r#"{"name":"t","title":"T","description":"say \"hi\"\nthen stop","inputSchema":{"type":"object","properties":{"x":{"type":"number"}}},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}"#;
+    pair.reply(&page(pair.last_id(), &format!("[{listed}]"), None));
+    let Ok(Output::Tools(catalog)) = pair.finished(op) else {
+        panic!("{:?}", pair.events)
+    };
+    assert_eq!(catalog.tools()[0].to_json(), listed);
 }
 
 #[test]
