@@ -8,7 +8,8 @@
 //! ```
 //!
 //! The server appends every `tools/call` it receives to the `--log` file, one JSON line each,
-//! so tests check what reached it without trusting the client.
+//! so tests check what reached it without trusting the client, and writes its pid (and, in
+//! the grandchild mode, its child's) to the `--pid-file`, so tests check that none is left.
 
 // `serde_json::Value`'s string index reads give `Null` for anything missing, and this program
 // only writes through it into objects it built itself: the index cannot panic here.
@@ -83,6 +84,8 @@ fn serve(args: &[String]) -> Result<(), String> {
             .transpose()?
             .unwrap_or(1500),
     );
+    // The server's own pid, then (grandchild mode) its child's: tests check each is gone.
+    let mut pids = vec![std::process::id()];
     if mode == Mode::Grandchild {
         // A child that would outlive the server, holding its pipes open, unless the whole
         // process group is ended.
@@ -90,9 +93,11 @@ fn serve(args: &[String]) -> Result<(), String> {
             .arg("600")
             .spawn()
             .map_err(|e| format!("cannot start the grandchild: {e}"))?;
-        if let Some(path) = option(args, "--pid-file") {
-            std::fs::write(path, child.id().to_string()).map_err(|e| e.to_string())?;
-        }
+        pids.push(child.id());
+    }
+    if let Some(path) = option(args, "--pid-file") {
+        let lines: String = pids.iter().map(|pid| format!("{pid}\n")).collect();
+        std::fs::write(path, lines).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
     let ignore_term = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     if mode == Mode::Stubborn {
@@ -254,10 +259,13 @@ impl Serve {
             let _ = log.flush();
         }
         let result = match params["name"].as_str() {
-            Some("word_count") => {
-                let text = params["arguments"]["text"].as_str().unwrap_or_default();
-                text_result(&text.split_whitespace().count().to_string())
-            }
+            Some("word_count") => match params["arguments"]["text"].as_str() {
+                Some(text) => text_result(&text.split_whitespace().count().to_string()),
+                // A tool error, for the model to read: the tool ran and refused its input.
+                None => {
+                    json!({"content": [{"type": "text", "text": "word_count needs a text to count"}], "isError": true})
+                }
+            },
             Some("place_purchase") => {
                 let tubs = params["arguments"]["tubs"].as_u64().unwrap_or(1);
                 text_result(&format!("ordered {tubs} tubs"))

@@ -45,7 +45,7 @@ impl Server {
             .args(["serve", "--mode", mode, "--log"])
             .arg(&self.log)
             .arg("--pid-file")
-            .arg(self.dir.join("grandchild.pid"))
+            .arg(self.dir.join("server.pids"))
     }
 
     fn calls(&self) -> Vec<serde_json::Value> {
@@ -396,10 +396,12 @@ fn closing_ends_the_whole_group_grandchild_included_and_leaves_no_zombie() {
     let command = server.command("grandchild").reap_orphans(true);
     let mut client = StdioClient::spawn(&command, config(&["word_count"])).unwrap();
     client.connect().unwrap();
-    let pid_file = server.dir.join("grandchild.pid");
+    let pid_file = server.dir.join("server.pids");
     let grandchild: u32 = std::fs::read_to_string(&pid_file)
         .unwrap()
-        .trim()
+        .lines()
+        .nth(1)
+        .expect("the grandchild's pid")
         .parse()
         .unwrap();
     assert!(process_exists(grandchild));
