@@ -29,6 +29,8 @@ use std::io::{self, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::{
@@ -43,6 +45,10 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(1);
 
 /// How long the group gets between SIGTERM and SIGKILL.
 const TERM_GRACE: Duration = Duration::from_millis(100);
+
+/// How long one wait lasts at most while a stop flag is watched: the longest a set flag
+/// goes unnoticed.
+const STOP_CHECK_MS: u64 = 50;
 
 /// How many bytes one read from the server takes at most.
 const READ_CHUNK: usize = 64 * 1024;
@@ -140,6 +146,8 @@ pub enum StdioError {
     Io(io::Error),
     /// The protocol layer refused or failed the operation; see [`mcp_sansio::Error`].
     Mcp(Error),
+    /// The flag given to [`StdioClient::stop_when`] was set while an operation was awaited.
+    Stopped,
 }
 
 impl fmt::Display for StdioError {
@@ -148,6 +156,7 @@ impl fmt::Display for StdioError {
             StdioError::Spawn(e) => write!(f, "the server could not be started: {e}"),
             StdioError::Io(e) => write!(f, "the server's pipes failed: {e}"),
             StdioError::Mcp(e) => e.fmt(f),
+            StdioError::Stopped => f.write_str("the application stopped waiting for the server"),
         }
     }
 }
@@ -157,6 +166,7 @@ impl std::error::Error for StdioError {
         match self {
             StdioError::Spawn(e) | StdioError::Io(e) => Some(e),
             StdioError::Mcp(e) => Some(e),
+            StdioError::Stopped => None,
         }
     }
 }
@@ -190,6 +200,7 @@ pub struct StdioClient {
     outgoing: Vec<u8>,
     read_buf: Vec<u8>,
     events: Vec<Event>,
+    stop: Option<Arc<AtomicBool>>,
     closed: bool,
 }
 
@@ -248,6 +259,7 @@ impl StdioClient {
             outgoing: Vec::new(),
             read_buf: vec![0; READ_CHUNK],
             events: Vec::new(),
+            stop: None,
             closed: false,
         })
     }
@@ -267,6 +279,13 @@ impl StdioClient {
     pub fn now(&self) -> Instant {
         let millis = self.origin.elapsed().as_millis();
         Instant::from_millis(u64::try_from(millis).unwrap_or(u64::MAX))
+    }
+
+    /// Makes every wait end with [`StdioError::Stopped`] once `flag` is set, for example by
+    /// a signal handler (signal-hook's `flag::register`). A set flag is noticed within 50 ms;
+    /// the server keeps running until [`close`](Self::close) or drop ends it.
+    pub fn stop_when(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = Some(flag);
     }
 
     /// Events that no [`run`](Self::run) consumed: notifications, late answers, and the ends
@@ -321,9 +340,16 @@ impl StdioClient {
     ///
     /// # Errors
     /// [`StdioError::Mcp`] with the operation's error; [`StdioError::Io`] if the pipes fail
-    /// here.
+    /// here; [`StdioError::Stopped`] once the [`stop_when`](Self::stop_when) flag is set.
     pub fn run(&mut self, op: OpId) -> Result<Output, StdioError> {
         loop {
+            if self
+                .stop
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::Relaxed))
+            {
+                return Err(StdioError::Stopped);
+            }
             while let Some(event) = self.client.poll_event() {
                 self.events.push(event);
             }
@@ -353,7 +379,10 @@ impl StdioClient {
         }
         self.flush()?;
         let timeout = self.client.poll_timeout().map(|deadline| {
-            let left = deadline.as_millis().saturating_sub(self.now().as_millis());
+            let mut left = deadline.as_millis().saturating_sub(self.now().as_millis());
+            if self.stop.is_some() {
+                left = left.min(STOP_CHECK_MS);
+            }
             rustix::event::Timespec {
                 tv_sec: i64::try_from(left / 1000).unwrap_or(i64::MAX),
                 // left % 1000 < 1000, so the product fits.

@@ -1,0 +1,382 @@
+//! `mcp-call`: list or call the tools of an MCP server you did not write, with every bound of
+//! mcp-sansio, nothing run that you did not allow, and the server's whole process group ended
+//! however the command ends.
+//!
+//! ```text
+//! mcp-call [OPTIONS] --list -- COMMAND [ARG...]
+//! mcp-call [OPTIONS] --call NAME --allow NAME [--args JSON] -- COMMAND [ARG...]
+//! ```
+//!
+//! Exit codes: 0 success; 1 the tool reported an error; 2 usage error; 3 refused by this
+//! application, nothing sent; 4 the server broke the protocol or is incompatible; 5 a
+//! deadline passed; 6 the server answered with a JSON-RPC error; 7 the server could not be
+//! started, or exited or closed its output early. Every non-zero exit prints one line on
+//! stderr.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{ArgGroup, Parser};
+use mcp_sansio::{
+    Allowlist, CallToolResult, Catalog, Config, ContentBlock, Error, Limits, Misuse,
+    ProtocolChoice, ProtocolVersion, RawObject,
+};
+use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError, DEFAULT_GRACE};
+
+/// List or call the tools of an MCP server over stdio, safely.
+///
+/// The server is started as COMMAND in a process group of its own, with only PATH and the
+/// --env variables in its environment, and that whole group is ended when mcp-call ends.
+/// A tool runs only if --allow names it and the server advertises it.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-call", version, max_term_width = 100)]
+#[command(group(ArgGroup::new("action").required(true).args(["list", "call"])))]
+struct Cli {
+    /// Print the server's tools, one per line: name, a tab, the first line of its description.
+    #[arg(long)]
+    list: bool,
+
+    /// Call the tool NAME and print each text block of its result on its own line.
+    #[arg(long, value_name = "NAME")]
+    call: Option<String>,
+
+    /// The call's arguments: a JSON object [default: {}].
+    #[arg(long, value_name = "JSON", requires = "call", conflicts_with = "list")]
+    args: Option<String>,
+
+    /// Print the catalog, or the whole result, as JSON.
+    #[arg(long)]
+    json: bool,
+
+    /// Allow the tool NAME to be called (repeatable). Nothing else may run.
+    #[arg(long = "allow", value_name = "NAME")]
+    allow: Vec<String>,
+
+    /// The deadline of each operation (connect, list, call), in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 5000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    timeout_ms: u64,
+
+    /// The largest frame accepted from the server, in bytes [default: 8388608].
+    #[arg(long, value_name = "BYTES", value_parser = parse_frame_limit)]
+    frame_limit: Option<usize>,
+
+    /// Which protocol revisions to speak: auto, legacy, modern, or one revision by its date.
+    #[arg(long, value_name = "auto|legacy|modern|YYYY-MM-DD", default_value = "auto",
+          value_parser = parse_protocol)]
+    protocol: ProtocolChoice,
+
+    /// Where the server's stderr goes: null (discarded), inherit, or a file appended to.
+    #[arg(long = "stderr", value_name = "null|inherit|PATH", default_value = "null",
+          value_parser = parse_stderr)]
+    stderr: StderrMode,
+
+    /// Give the server the environment variable KEY (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
+    env: Vec<(String, String)>,
+
+    /// The server to start, and its arguments.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<OsString>,
+}
+
+fn parse_frame_limit(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err(String::from("the frame limit must be at least 1 byte")),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("not a number of bytes: {e}")),
+    }
+}
+
+fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
+    match s {
+        "auto" => Ok(ProtocolChoice::Auto),
+        "legacy" => Ok(ProtocolChoice::Legacy),
+        "modern" => Ok(ProtocolChoice::Modern),
+        date => ProtocolVersion::parse(date)
+            .map(ProtocolChoice::Pinned)
+            .ok_or_else(|| {
+                let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+                format!(
+                    "expected auto, legacy, modern or one of {}",
+                    known.join(", ")
+                )
+            }),
+    }
+}
+
+fn parse_stderr(s: &str) -> Result<StderrMode, String> {
+    Ok(match s {
+        "null" => StderrMode::Discard,
+        "inherit" => StderrMode::Inherit,
+        path => StderrMode::File(PathBuf::from(path)),
+    })
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(String::from("expected KEY=VALUE")),
+    }
+}
+
+/// How mcp-call ended, when not in success: the exit code, and the line for stderr.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    const TOOL_ERROR: u8 = 1;
+    const USAGE: u8 = 2;
+    const REFUSED: u8 = 3;
+    const PROTOCOL: u8 = 4;
+    const DEADLINE: u8 = 5;
+    const RPC_ERROR: u8 = 6;
+    const SERVER_GONE: u8 = 7;
+
+    fn new(code: u8, message: impl Into<String>) -> Self {
+        Failure {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The failure of the step `doing` (such as "calling tool \"x\""), by whose fault it was.
+    fn of(doing: &str, error: &StdioError, stderr: &StderrMode) -> Self {
+        let code = match error {
+            StdioError::Spawn(_) | StdioError::Io(_) => Self::SERVER_GONE,
+            StdioError::Mcp(e) => match e {
+                Error::Malformed(_) | Error::Protocol(_) | Error::Incompatible(_) => Self::PROTOCOL,
+                Error::Rpc(_) => Self::RPC_ERROR,
+                Error::Timeout { .. } => Self::DEADLINE,
+                Error::Closed => Self::SERVER_GONE,
+                Error::Misuse(Misuse::InvalidJson(_) | Misuse::NotAnObject) => Self::USAGE,
+                // Refusals, and anything else the client declined to send.
+                _ => Self::REFUSED,
+            },
+            // Reported by `main` as the signal it was.
+            _ => Self::SERVER_GONE,
+        };
+        let mut message = format!("{doing}: {error}");
+        if code == Self::SERVER_GONE && *stderr == StderrMode::Discard {
+            message.push_str(" (the server's stderr was discarded; --stderr inherit shows it)");
+        }
+        Failure::new(code, message)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // clap's message without its usage block, on one line.
+            let rendered = e.render().to_string();
+            let message = rendered.split("\n\n").next().unwrap_or("invalid arguments");
+            let words: Vec<&str> = message.split_whitespace().collect();
+            let what = words.join(" ");
+            let what = what.strip_prefix("error: ").unwrap_or(&what);
+            return report(&Failure::new(
+                Failure::USAGE,
+                format!("{what} (mcp-call --help shows the usage)"),
+            ));
+        }
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let signal = Arc::new(AtomicUsize::new(0));
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        let registered = signal_hook::flag::register(sig, Arc::clone(&stop)).and_then(|_| {
+            signal_hook::flag::register_usize(sig, Arc::clone(&signal), sig.unsigned_abs() as usize)
+        });
+        if let Err(e) = registered {
+            return report(&Failure::new(
+                Failure::SERVER_GONE,
+                format!("cannot watch for signal {sig}: {e}"),
+            ));
+        }
+    }
+    match run(&cli, &stop) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) if stop.load(Ordering::Relaxed) => {
+            // The server is already ended; die of the signal, as the shell expects.
+            let sig = signal.load(Ordering::Relaxed);
+            eprintln!("mcp-call: stopped by signal {sig}; the server's process group was ended");
+            let sig = i32::try_from(sig).unwrap_or(signal_hook::consts::SIGTERM);
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+            ExitCode::from(128_u8.saturating_add(u8::try_from(sig).unwrap_or(0)))
+        }
+        Err(failure) => report(&failure),
+    }
+}
+
+fn report(failure: &Failure) -> ExitCode {
+    eprintln!("mcp-call: {}", escape_controls(&failure.message, false));
+    ExitCode::from(failure.code)
+}
+
+/// Starts the server, does what was asked, and always ends the server's group.
+fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
+    let mut limits = Limits::default();
+    limits.operation_timeout = Duration::from_millis(cli.timeout_ms);
+    if let Some(bytes) = cli.frame_limit {
+        limits.frame_bytes = bytes;
+    }
+    let allowlist: Allowlist = cli.allow.iter().map(String::as_str).collect();
+    // What can be refused without the server is refused before it is even started.
+    let call = match &cli.call {
+        Some(name) if !allowlist.allows(name) => {
+            return Err(Failure::new(
+                Failure::REFUSED,
+                format!(
+                    "tool {name:?} is not allowed (name it with --allow); the server was not started"
+                ),
+            ));
+        }
+        Some(name) => {
+            let arguments = RawObject::parse(cli.args.as_deref().unwrap_or("{}"), &limits)
+                .map_err(|e| {
+                    let why = match e {
+                        Error::Misuse(misuse) => misuse.to_string(),
+                        other => other.to_string(),
+                    };
+                    Failure::new(
+                        Failure::USAGE,
+                        format!("--args is not a JSON object: {why}"),
+                    )
+                })?;
+            Some((name.as_str(), arguments))
+        }
+        None => None,
+    };
+    let mut config = Config::new(allowlist);
+    config.limits = limits;
+    config.protocol = cli.protocol;
+    config.client_name = String::from("mcp-call");
+
+    let (program, args) = cli
+        .command
+        .split_first()
+        .ok_or_else(|| Failure::new(Failure::USAGE, "no server command after --"))?;
+    // mcp-call is its own process, so it can afford to be a subreaper: whatever the server
+    // started is reaped here when the group is ended, not left to an init that may not.
+    let mut command = ServerCommand::new(program)
+        .args(args)
+        .stderr(cli.stderr.clone())
+        .reap_orphans(true);
+    for (key, value) in &cli.env {
+        command = command.env(key, value);
+    }
+    let mut server = StdioClient::spawn(&command, config).map_err(|e| {
+        let why = match e {
+            StdioError::Spawn(io) => io.to_string(),
+            other => other.to_string(),
+        };
+        Failure::new(
+            Failure::SERVER_GONE,
+            format!("the server {program:?} could not be started: {why}"),
+        )
+    })?;
+    server.stop_when(Arc::clone(stop));
+    let done = session(&mut server, cli, call.as_ref());
+    // Ends the group whatever happened; a failure to reap cannot change the outcome.
+    let _ = server.close(DEFAULT_GRACE);
+    done
+}
+
+/// The protocol part: connect, list, and call if asked.
+fn session(
+    server: &mut StdioClient,
+    cli: &Cli,
+    call: Option<&(&str, RawObject)>,
+) -> Result<(), Failure> {
+    let fail = |doing: &str, e: StdioError| Failure::of(doing, &e, &cli.stderr);
+    server.connect().map_err(|e| fail("connecting", e))?;
+    let catalog = server.list_tools().map_err(|e| fail("listing tools", e))?;
+    let Some((name, arguments)) = call else {
+        print(&render_catalog(&catalog, cli.json));
+        return Ok(());
+    };
+    let result = server
+        .call_tool(name, arguments)
+        .map_err(|e| fail(&format!("calling tool {name:?}"), e))?;
+    print(&render_result(&result, cli.json));
+    if result.is_error {
+        return Err(Failure::new(
+            Failure::TOOL_ERROR,
+            format!("tool {name:?} reported an error (its text is on stdout)"),
+        ));
+    }
+    Ok(())
+}
+
+fn render_catalog(catalog: &Catalog, json: bool) -> String {
+    let mut out = String::new();
+    if json {
+        let tools: Vec<String> = catalog.tools().iter().map(|t| t.to_json()).collect();
+        let _ = writeln!(out, "{{\"tools\":[{}]}}", tools.join(","));
+    } else {
+        for tool in catalog.tools() {
+            let first = tool.description.as_deref().unwrap_or("").lines().next();
+            let first = escape_controls(first.unwrap_or("").trim(), false);
+            let _ = writeln!(out, "{}\t{first}", escape_controls(&tool.name, false));
+        }
+    }
+    out
+}
+
+fn render_result(result: &CallToolResult, json: bool) -> String {
+    let mut out = String::new();
+    if json {
+        out.push_str(&result.to_json());
+        out.push('\n');
+    } else {
+        for block in &result.content {
+            if let ContentBlock::Text { text } = block {
+                out.push_str(text);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// Writes to stdout. On a terminal, the server's control characters are shown escaped, so
+/// a hostile text cannot drive the terminal; into a pipe or file, the text is exact.
+fn print(text: &str) {
+    let stdout = io::stdout();
+    let shown = if stdout.is_terminal() {
+        escape_controls(text, true)
+    } else {
+        text.to_owned()
+    };
+    let _ = stdout.lock().write_all(shown.as_bytes());
+}
+
+/// `text` with its control characters escaped (`\u{1b}`), but for newlines and tabs when
+/// `keep_lines`.
+fn escape_controls(text: &str, keep_lines: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && !(keep_lines && (c == '\n' || c == '\t')) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
