@@ -1,0 +1,344 @@
+//! Interop with real MCP servers that nobody here wrote: the official Python SDK (`mcp` 2.x,
+//! which speaks both eras, and `mcp` 1.x, legacy only) running `interop/word_count_server.py`,
+//! and the TypeScript reference server `@modelcontextprotocol/server-everything`.
+//!
+//! The servers are installed by `.ci/install-peers`, so these tests are ignored by a plain
+//! `cargo test`. CI runs them with the installed folder in `MCP_INTEROP_PEERS`:
+//!
+//! ```text
+//! MCP_INTEROP_PEERS=$(.ci/install-peers) cargo test -p mcp-sansio-stdio --test interop -- --ignored
+//! ```
+//!
+//! Without `MCP_INTEROP_PEERS` they fail: a missing peer is never a pass.
+//!
+//! Each peer is connected in auto mode and in each era it speaks (and refused in the era it
+//! does not), its tools listed, one tool called and its result checked, through the library
+//! and through `mcp-call`; after each, no process of the server's group is left.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use mcp_sansio::{
+    Allowlist, Config, Error, Incompatible, Limits, ProtocolChoice, ProtocolVersion, RawObject,
+};
+use mcp_sansio_stdio::{ServerCommand, StdioClient, StdioError};
+
+/// Python and Node.js take a while to start on a loaded machine; a hang still fails.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// One of the real servers.
+#[derive(Clone, Copy, Debug)]
+enum Peer {
+    /// `mcp` 2.x with the word_count script.
+    Python2,
+    /// `mcp` 1.x with the same script.
+    Python1,
+    /// `@modelcontextprotocol/server-everything` on stdio.
+    Everything,
+}
+
+impl Peer {
+    /// The program and arguments that start the server.
+    fn argv(self) -> Vec<PathBuf> {
+        let peers = peers();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/word_count_server.py");
+        match self {
+            Peer::Python2 => vec![peers.join("mcp2/bin/python"), script],
+            Peer::Python1 => vec![peers.join("mcp1/bin/python"), script],
+            Peer::Everything => vec![
+                peers.join("node_modules/.bin/mcp-server-everything"),
+                PathBuf::from("stdio"),
+            ],
+        }
+    }
+
+    /// The server as the transport starts it; this process reaps what the group leaves.
+    fn command(self) -> ServerCommand {
+        let argv = self.argv();
+        ServerCommand::new(&argv[0])
+            .args(&argv[1..])
+            .reap_orphans(true)
+    }
+
+    /// The tool to call, its arguments, and the text it must answer.
+    fn call(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Peer::Python2 | Peer::Python1 => (
+                "word_count",
+                r#"{"text":"vanilla stock needs review"}"#,
+                "4 words",
+            ),
+            Peer::Everything => (
+                "echo",
+                r#"{"message":"hi from mcp-sansio"}"#,
+                "Echo: hi from mcp-sansio",
+            ),
+        }
+    }
+
+    /// How many tools the server advertises.
+    fn tools(self) -> usize {
+        match self {
+            Peer::Python2 | Peer::Python1 => 1,
+            Peer::Everything => 13,
+        }
+    }
+}
+
+/// The folder `.ci/install-peers` installed the servers into.
+fn peers() -> PathBuf {
+    let dir = std::env::var_os("MCP_INTEROP_PEERS").map(PathBuf::from).expect(
+        "MCP_INTEROP_PEERS is not set: run MCP_INTEROP_PEERS=$(.ci/install-peers) cargo test ... -- --ignored",
+    );
+    assert!(dir.is_dir(), "{} is not a folder", dir.display());
+    dir
+}
+
+fn config(peer: Peer, protocol: ProtocolChoice) -> Config {
+    let (tool, _, _) = peer.call();
+    let mut config = Config::new([tool].into_iter().collect::<Allowlist>());
+    config.limits = Limits::default();
+    config.limits.operation_timeout = DEADLINE;
+    config.protocol = protocol;
+    config
+}
+
+/// The members of process group `pgid`, zombies included, read from /proc.
+fn group_members(pgid: u32) -> Vec<u32> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid pgrp ...": comm may hold anything, so read after its ')'.
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        let pgrp = after.split_whitespace().nth(2).and_then(|p| p.parse().ok());
+        if pgrp == Some(pgid) {
+            members.push(pid);
+        }
+    }
+    members
+}
+
+/// Through the library: connect with `protocol`, expect `version`, list, call, close, and
+/// check that the group is gone.
+fn session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
+    let mut server = StdioClient::spawn(&peer.command(), config(peer, protocol)).unwrap();
+    let pgid = server.pid();
+    let connected = server.connect().unwrap();
+    assert_eq!(connected.version, version, "{peer:?} {protocol:?}");
+    assert!(connected.capabilities.tools, "{peer:?}: {connected:?}");
+    let catalog = server.list_tools().unwrap();
+    assert_eq!(catalog.tools().len(), peer.tools(), "{peer:?}: {catalog:?}");
+    let (tool, args, expected) = peer.call();
+    let arguments = RawObject::parse(args, &Limits::default()).unwrap();
+    let result = server.call_tool(tool, &arguments).unwrap();
+    assert!(!result.is_error, "{peer:?}: {result:?}");
+    assert_eq!(result.text(), expected, "{peer:?}");
+    // A tool the server advertises but the application did not allow is never sent.
+    if let Some(other) = catalog.tools().iter().find(|t| t.name != tool) {
+        let refused = server.call_tool(&other.name, &RawObject::empty());
+        assert!(
+            matches!(refused, Err(StdioError::Mcp(Error::Misuse(_)))),
+            "{refused:?}"
+        );
+    }
+    server.close(Duration::from_secs(2)).unwrap();
+    assert_eq!(
+        group_members(pgid),
+        Vec::<u32>::new(),
+        "{peer:?}: left running"
+    );
+}
+
+/// Through the library: a client limited to an era the server does not speak is refused
+/// as incompatible, and the group is still ended.
+fn refused_era(peer: Peer, protocol: ProtocolChoice) {
+    let mut server = StdioClient::spawn(&peer.command(), config(peer, protocol)).unwrap();
+    let pgid = server.pid();
+    match server.connect() {
+        Err(StdioError::Mcp(Error::Incompatible(Incompatible::NotStateless { .. }))) => {}
+        other => panic!("{peer:?} {protocol:?}: {other:?}"),
+    }
+    server.close(Duration::from_secs(2)).unwrap();
+    assert_eq!(
+        group_members(pgid),
+        Vec::<u32>::new(),
+        "{peer:?}: left running"
+    );
+}
+
+/// Through mcp-call: runs it with `args` against the peer, started by a shell that writes
+/// the server's pid (its group's id) first. Returns the exit code and stdout, after checking
+/// that the group is gone.
+fn mcp_call(peer: Peer, args: &[&str]) -> (Option<i32>, String, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-interop-{}-{peer:?}-{}",
+        std::process::id(),
+        args.join("_").replace(['/', '{', '}', '"', ':', ' '], "")
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = dir.join("pid");
+    let argv = peer.argv();
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-call"))
+        .args(args)
+        .args(["--timeout-ms", "20000", "--env"])
+        .arg(format!("PID_FILE={}", pid_file.display()))
+        .args([
+            "--",
+            "sh",
+            "-c",
+            r#"echo $$ > "$PID_FILE"; exec "$@""#,
+            "sh",
+        ])
+        .args(&argv)
+        .output()
+        .unwrap();
+    let pgid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        group_members(pgid),
+        Vec::<u32>::new(),
+        "{peer:?}: left running"
+    );
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// Through mcp-call: list and call in `protocol`, and refuse a tool not allowed.
+fn command_line(peer: Peer, protocol: &str) {
+    let (tool, args, expected) = peer.call();
+    let (code, stdout, stderr) = mcp_call(peer, &["--list", "--protocol", protocol]);
+    assert_eq!(code, Some(0), "{peer:?} {protocol}: {stderr}");
+    assert_eq!(stdout.lines().count(), peer.tools(), "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with(&format!("{tool}\t"))),
+        "{stdout}"
+    );
+    let call = [
+        "--call",
+        tool,
+        "--allow",
+        tool,
+        "--args",
+        args,
+        "--protocol",
+        protocol,
+    ];
+    let (code, stdout, stderr) = mcp_call(peer, &call);
+    assert_eq!(code, Some(0), "{peer:?} {protocol}: {stderr}");
+    assert_eq!(stdout, format!("{expected}\n"));
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn python_sdk_2_speaks_both_eras_through_the_library() {
+    use ProtocolVersion::*;
+    let peer = Peer::Python2;
+    session(peer, ProtocolChoice::Auto, V2026_07_28);
+    session(peer, ProtocolChoice::Modern, V2026_07_28);
+    session(peer, ProtocolChoice::Legacy, V2025_11_25);
+    session(peer, ProtocolChoice::Pinned(V2025_06_18), V2025_06_18);
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn python_sdk_1_speaks_the_handshake_and_is_refused_as_stateless() {
+    use ProtocolVersion::*;
+    let peer = Peer::Python1;
+    // Its -32602 to server/discover sends auto mode to the handshake at once.
+    session(peer, ProtocolChoice::Auto, V2025_11_25);
+    session(peer, ProtocolChoice::Legacy, V2025_11_25);
+    session(peer, ProtocolChoice::Pinned(V2025_06_18), V2025_06_18);
+    refused_era(peer, ProtocolChoice::Modern);
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn server_everything_speaks_the_handshake_and_is_refused_as_stateless() {
+    use ProtocolVersion::*;
+    let peer = Peer::Everything;
+    session(peer, ProtocolChoice::Auto, V2025_11_25);
+    session(peer, ProtocolChoice::Legacy, V2025_11_25);
+    session(peer, ProtocolChoice::Pinned(V2025_06_18), V2025_06_18);
+    refused_era(peer, ProtocolChoice::Modern);
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn mcp_call_lists_and_calls_every_peer_in_every_era_it_speaks() {
+    for protocol in ["auto", "modern", "legacy"] {
+        command_line(Peer::Python2, protocol);
+    }
+    for protocol in ["auto", "legacy"] {
+        command_line(Peer::Python1, protocol);
+        command_line(Peer::Everything, protocol);
+    }
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn mcp_call_refuses_what_a_real_peer_cannot_do_or_was_not_allowed() {
+    for peer in [Peer::Python1, Peer::Everything] {
+        let (code, _, stderr) = mcp_call(peer, &["--list", "--protocol", "modern"]);
+        assert_eq!(code, Some(4), "{peer:?}: {stderr}");
+        assert!(
+            stderr.contains("does not speak the stateless revision"),
+            "{stderr}"
+        );
+    }
+    // server-everything advertises get-env, which would hand its environment to the model;
+    // not allowed, it is refused before the server is even started.
+    let (code, _, stderr) = mcp_call_unstarted(&["--call", "get-env"]);
+    assert_eq!(code, Some(3), "{stderr}");
+    // Allowed, with arguments its schema refuses: the server reports a tool error, which
+    // exits 1 with the server's text on stdout.
+    let (code, stdout, stderr) = mcp_call(
+        Peer::Everything,
+        &[
+            "--call",
+            "get-sum",
+            "--allow",
+            "get-sum",
+            "--args",
+            r#"{"a":"one"}"#,
+        ],
+    );
+    assert_eq!(code, Some(1), "{stdout} {stderr}");
+    assert!(stdout.contains("Input validation error"), "{stdout}");
+    assert!(stderr.contains("reported an error"), "{stderr}");
+}
+
+/// mcp-call refusing before it starts anything: the server command is never run.
+fn mcp_call_unstarted(args: &[&str]) -> (Option<i32>, String, String) {
+    let argv = Peer::Everything.argv();
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-call"))
+        .args(args)
+        .arg("--")
+        .args(&argv)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
