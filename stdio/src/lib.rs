@@ -426,7 +426,7 @@ impl StdioClient {
         Ok(())
     }
 
-    /// Reads until the pipe would block; hands each read to the client. End of file tells
+    /// Reads until the pipe is empty; hands each read to the client. End of file tells
     /// the client the server's output is closed.
     fn read_available(&mut self) {
         loop {
@@ -440,6 +440,11 @@ impl StdioClient {
                     let now = self.now();
                     let chunk = self.read_buf.get(..n).unwrap_or_default();
                     self.client.handle_input(chunk, now);
+                    if n < self.read_buf.len() {
+                        // A short read emptied the pipe: asking again would only say so, one
+                        // system call per answer for nothing. What comes later, poll reports.
+                        return;
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
