@@ -1,12 +1,12 @@
-//! The seeds' scenario end to end, and the end-to-end latency measurement: this binary starts
-//! itself as the teaching server and speaks to it through mcp-sansio's stdio transport.
+//! The seeds' scenario end to end: this binary starts itself as the teaching server and speaks
+//! to it through mcp-sansio's stdio transport.
 
 use std::time::{Duration, Instant};
 
 use mcp_sansio::{Allowlist, Config, Limits, RawObject};
 use mcp_sansio_stdio::{ServerCommand, StdioClient};
 
-use crate::{millis, option};
+use crate::millis;
 
 /// This program, run as the teaching server in `mode`, logging calls to `log`.
 fn server(mode: &str, log: &std::path::Path) -> Result<ServerCommand, String> {
@@ -89,70 +89,5 @@ pub(crate) fn run() -> Result<(), String> {
     if calls.contains("place_purchase") {
         return Err(String::from("the purchase reached the server"));
     }
-    Ok(())
-}
-
-/// Per-call latency over stdio against the teaching server (median and p95), and the connect
-/// time (spawn + handshake + `tools/list`).
-pub(crate) fn measure(args: &[String]) -> Result<(), String> {
-    let calls: usize = option(args, "--calls")
-        .map(|n| {
-            n.parse()
-                .map_err(|_| format!("--calls {n:?} is not a number"))
-        })
-        .transpose()?
-        .unwrap_or(2000);
-    let log = call_log("measure");
-    let mut connects = Vec::new();
-    let mut per_call = Vec::with_capacity(calls);
-    let text = RawObject::parse(
-        r#"{"text":"vanilla stock needs review"}"#,
-        &Limits::default(),
-    )
-    .map_err(|e| e.to_string())?;
-    for round in 0..5 {
-        let _ = std::fs::remove_file(&log);
-        let allowlist: Allowlist = ["word_count"].into_iter().collect();
-        let started = Instant::now();
-        let mut server = StdioClient::spawn(&server("normal", &log)?, Config::new(allowlist))
-            .map_err(|e| e.to_string())?;
-        server.connect().map_err(|e| e.to_string())?;
-        server.list_tools().map_err(|e| e.to_string())?;
-        connects.push(millis(started));
-        if round == 0 {
-            for _ in 0..calls {
-                let call = Instant::now();
-                let result = server
-                    .call_tool("word_count", &text)
-                    .map_err(|e| e.to_string())?;
-                per_call.push(millis(call));
-                if result.text() != "4" {
-                    return Err(format!("word_count said {:?}", result.text()));
-                }
-            }
-        }
-        server
-            .close(Duration::from_secs(1))
-            .map_err(|e| e.to_string())?;
-    }
-    let _ = std::fs::remove_file(&log);
-    per_call.sort_by(f64::total_cmp);
-    connects.sort_by(f64::total_cmp);
-    let at = |v: &[f64], q: f64| {
-        v.get(((v.len() as f64 - 1.0) * q).round() as usize)
-            .copied()
-            .unwrap_or(f64::NAN)
-    };
-    println!("calls over stdio: {calls}");
-    println!(
-        "per call: median {:.3} ms, p95 {:.3} ms",
-        at(&per_call, 0.5),
-        at(&per_call, 0.95)
-    );
-    println!(
-        "connect (spawn + handshake + tools/list), median of {}: {:.1} ms",
-        connects.len(),
-        at(&connects, 0.5)
-    );
     Ok(())
 }

@@ -4,7 +4,6 @@
 //! ```text
 //! mcp-teaching-server                      the seeds' scenario end to end (same as `demo`)
 //! mcp-teaching-server serve --mode MODE [--log PATH] [--pid-file PATH] [--delay-ms N]
-//! mcp-teaching-server measure [--calls N]  end-to-end latency over stdio
 //! ```
 //!
 //! The server appends every `tools/call` it receives to the `--log` file, one JSON line each,
@@ -31,10 +30,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         None | Some("demo") => demo::run(),
         Some("serve") => serve(args.get(1..).unwrap_or_default()),
-        Some("measure") => demo::measure(args.get(1..).unwrap_or_default()),
-        Some(other) => Err(format!(
-            "unknown command {other:?}; try demo, serve or measure"
-        )),
+        Some(other) => Err(format!("unknown command {other:?}; try demo or serve")),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

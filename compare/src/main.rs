@@ -1,0 +1,410 @@
+//! mcp-compare: one run, three clients, the same real servers. Measures mcp-sansio's stdio
+//! client, rmcp (the official Rust SDK) and a plain Python client for
+//!
+//! - connect time: from starting the server process to a finished handshake, and
+//! - per-call latency: each of N sequential `tools/call`s, after 100 warm-up calls,
+//!
+//! in several rounds where the clients take turns, because where the scheduler places the
+//! client and the server on the machine's cores moves a pipe round trip by a factor of two
+//! or more from one run to the next; the table pools the rounds and shows the spread of the
+//! rounds' medians. Everything is measured against the teaching server (whose own cost is
+//! tiny, so the client's shows) and `@modelcontextprotocol/server-everything`. Prints a
+//! Markdown table.
+//!
+//! ```text
+//! scripts/compare [--calls N] [--connects N] [--rounds N]
+//! ```
+//!
+//! (The script installs the peers, builds in release mode, and runs this.)
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcp_sansio::{Allowlist, Config, Limits, ProtocolChoice, RawObject};
+use mcp_sansio_stdio::{ServerCommand, StdioClient, DEFAULT_GRACE};
+
+/// Calls made before measuring, by every client.
+const WARM_UP: usize = 100;
+
+/// A server to measure against, and the call to make.
+struct Server {
+    name: &'static str,
+    argv: Vec<OsString>,
+    tool: &'static str,
+    arguments: &'static str,
+    /// The text the call must answer: every client's first answer is checked.
+    expected: &'static str,
+}
+
+/// The clients measured, ours first (the others are compared with it).
+#[derive(Clone, Copy)]
+enum Client {
+    Ours(ProtocolChoice),
+    Rmcp,
+    Python,
+}
+
+impl Client {
+    const ALL: [Client; 4] = [
+        Client::Ours(ProtocolChoice::Auto),
+        Client::Ours(ProtocolChoice::Legacy),
+        Client::Rmcp,
+        Client::Python,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Client::Ours(ProtocolChoice::Legacy) => "mcp-sansio (legacy)",
+            Client::Ours(_) => "mcp-sansio (auto)",
+            Client::Rmcp => "rmcp 3.11",
+            Client::Python => "plain Python",
+        }
+    }
+
+    fn measure(self, server: &Server, options: &Options, script: &Path) -> Result<Sample, String> {
+        match self {
+            Client::Ours(protocol) => measure_ours(server, options, protocol),
+            Client::Rmcp => measure_rmcp(server, options),
+            Client::Python => measure_python(server, options, script),
+        }
+    }
+}
+
+/// What one client measured against one server.
+#[derive(Default)]
+struct Sample {
+    connect: Vec<Duration>,
+    calls: Vec<Duration>,
+    /// The client process's CPU time (user and system, every thread) over the measured calls:
+    /// its own cost, which the scheduler's placement of the two processes does not move.
+    cpu: Duration,
+}
+
+/// CPU time this process has used so far, every thread included.
+fn process_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Duration::new(
+        t.tv_sec.unsigned_abs(),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// The options of a run.
+struct Options {
+    calls: usize,
+    connects: usize,
+    rounds: usize,
+}
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("mcp-compare: {message}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let number = |flag: &str, default: usize| -> Result<usize, String> {
+        match args.iter().position(|a| a == flag) {
+            None => Ok(default),
+            Some(at) => args
+                .get(at + 1)
+                .and_then(|n| n.parse().ok())
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("{flag} needs a positive number")),
+        }
+    };
+    let options = Options {
+        calls: number("--calls", 1000)?,
+        connects: number("--connects", 5)?,
+        rounds: number("--rounds", 5)?,
+    };
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let teaching = exe.with_file_name("mcp-teaching-server");
+    if !teaching.exists() {
+        return Err(format!(
+            "{} is missing: build it with cargo build --release -p mcp-teaching-server",
+            teaching.display()
+        ));
+    }
+    let peers = std::env::var_os("MCP_INTEROP_PEERS")
+        .map(PathBuf::from)
+        .ok_or("MCP_INTEROP_PEERS is not set: run scripts/compare, which installs the peers")?;
+    let servers = [
+        Server {
+            name: "teaching server (Rust)",
+            argv: vec![teaching.into(), "serve".into()],
+            tool: "word_count",
+            arguments: r#"{"text":"vanilla stock needs review"}"#,
+            expected: "4",
+        },
+        Server {
+            name: "server-everything (Node.js)",
+            argv: vec![
+                peers.join("node_modules/.bin/mcp-server-everything").into(),
+                "stdio".into(),
+            ],
+            tool: "echo",
+            arguments: r#"{"message":"vanilla stock needs review"}"#,
+            expected: "Echo: vanilla stock needs review",
+        },
+    ];
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("plain_client.py");
+    println!(
+        "{} rounds, the clients taking turns; each round: {} connects (start the server + \
+         handshake), then {} calls after {WARM_UP} warm-up calls, one at a time\n",
+        options.rounds, options.connects, options.calls
+    );
+    println!(
+        "| server | client | connect (median) | per call (median) | per call (p95) | \
+         round medians | per call vs ours | client CPU per call |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    for server in &servers {
+        let mut pooled: Vec<(Client, Sample, Vec<Duration>)> = Client::ALL
+            .iter()
+            .map(|c| (*c, Sample::default(), Vec::new()))
+            .collect();
+        for _ in 0..options.rounds {
+            for (client, sample, round_medians) in &mut pooled {
+                let round = client.measure(server, &options, &script)?;
+                round_medians.push(median(&round.calls));
+                sample.connect.extend(round.connect);
+                sample.calls.extend(round.calls);
+                sample.cpu += round.cpu;
+            }
+        }
+        let base = pooled
+            .first()
+            .map(|(_, sample, _)| median(&sample.calls))
+            .unwrap_or_default();
+        for (client, sample, round_medians) in &pooled {
+            let per_call = median(&sample.calls);
+            let low = round_medians.iter().min().copied().unwrap_or_default();
+            let high = round_medians.iter().max().copied().unwrap_or_default();
+            let cpu_per_call = sample
+                .cpu
+                .checked_div(u32::try_from(sample.calls.len()).unwrap_or(u32::MAX))
+                .unwrap_or_default();
+            println!(
+                "| {} | {} | {} | {} | {} | {} to {} | {:.2}× | {} |",
+                server.name,
+                client.name(),
+                ms(median(&sample.connect)),
+                ms(per_call),
+                ms(percentile(&sample.calls, 95)),
+                ms(low),
+                ms(high),
+                per_call.as_secs_f64() / base.as_secs_f64(),
+                us(cpu_per_call),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.1} µs", d.as_secs_f64() * 1e6)
+}
+
+fn median(samples: &[Duration]) -> Duration {
+    percentile(samples, 50)
+}
+
+/// The `p`th percentile (nearest rank).
+fn percentile(samples: &[Duration], p: usize) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    let rank = (sorted.len() * p).div_ceil(100).saturating_sub(1);
+    sorted.get(rank).copied().unwrap_or_default()
+}
+
+fn check(client: &str, server: &Server, text: &str) -> Result<(), String> {
+    if text == server.expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "{client} against {}: the call answered {text:?}, not {:?}",
+            server.name, server.expected
+        ))
+    }
+}
+
+fn measure_ours(
+    server: &Server,
+    options: &Options,
+    protocol: ProtocolChoice,
+) -> Result<Sample, String> {
+    let mut config = Config::new([server.tool].into_iter().collect::<Allowlist>());
+    config.limits.operation_timeout = Duration::from_secs(30);
+    config.protocol = protocol;
+    let (program, args) = server.argv.split_first().ok_or("no server program")?;
+    let command = ServerCommand::new(program).args(args);
+    let fail = |e: mcp_sansio_stdio::StdioError| format!("mcp-sansio against {}: {e}", server.name);
+    let mut connect = Vec::with_capacity(options.connects);
+    for _ in 0..options.connects {
+        let started = Instant::now();
+        let mut client = StdioClient::spawn(&command, config.clone()).map_err(fail)?;
+        client.connect().map_err(fail)?;
+        connect.push(started.elapsed());
+        client.close(DEFAULT_GRACE).map_err(fail)?;
+    }
+    let mut client = StdioClient::spawn(&command, config).map_err(fail)?;
+    client.connect().map_err(fail)?;
+    client.list_tools().map_err(fail)?;
+    let arguments = RawObject::parse(server.arguments, &Limits::default())
+        .map_err(|e| format!("the benchmark's own arguments: {e}"))?;
+    let first = client.call_tool(server.tool, &arguments).map_err(fail)?;
+    check("mcp-sansio", server, &first.text())?;
+    for _ in 0..WARM_UP {
+        client.call_tool(server.tool, &arguments).map_err(fail)?;
+    }
+    let mut calls = Vec::with_capacity(options.calls);
+    let cpu = process_cpu();
+    for _ in 0..options.calls {
+        let started = Instant::now();
+        client.call_tool(server.tool, &arguments).map_err(fail)?;
+        calls.push(started.elapsed());
+    }
+    let cpu = process_cpu().saturating_sub(cpu);
+    client.close(DEFAULT_GRACE).map_err(fail)?;
+    Ok(Sample {
+        connect,
+        calls,
+        cpu,
+    })
+}
+
+fn measure_rmcp(server: &Server, options: &Options) -> Result<Sample, String> {
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::TokioChildProcess;
+    use rmcp::ServiceExt;
+
+    let fail = |e: &dyn std::fmt::Display| format!("rmcp against {}: {e}", server.name);
+    let (program, args) = server.argv.split_first().ok_or("no server program")?;
+    let spawn = || {
+        let mut command = tokio::process::Command::new(program);
+        command.args(args).env_clear();
+        if let Some(path) = std::env::var_os("PATH") {
+            command.env("PATH", path);
+        }
+        TokioChildProcess::builder(command)
+            .stderr(Stdio::null())
+            .spawn()
+            .map(|(transport, _)| transport)
+            .map_err(|e| fail(&e))
+    };
+    let arguments: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(server.arguments).map_err(|e| fail(&e))?;
+    let params = CallToolRequestParams::new(server.tool).with_arguments(arguments);
+    // A single-threaded runtime: the fastest setting for one sequential client, and the
+    // same one core that mcp-sansio uses.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| fail(&e))?;
+    runtime.block_on(async {
+        let mut connect = Vec::with_capacity(options.connects);
+        for _ in 0..options.connects {
+            let started = Instant::now();
+            let client = ().serve(spawn()?).await.map_err(|e| fail(&e))?;
+            connect.push(started.elapsed());
+            client.cancel().await.map_err(|e| fail(&e))?;
+        }
+        let client = ().serve(spawn()?).await.map_err(|e| fail(&e))?;
+        client.list_tools(None).await.map_err(|e| fail(&e))?;
+        let first = client
+            .call_tool(params.clone())
+            .await
+            .map_err(|e| fail(&e))?;
+        let first = serde_json::to_value(&first).map_err(|e| fail(&e))?;
+        check(
+            "rmcp",
+            server,
+            first
+                .pointer("/content/0/text")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default(),
+        )?;
+        for _ in 0..WARM_UP {
+            client
+                .call_tool(params.clone())
+                .await
+                .map_err(|e| fail(&e))?;
+        }
+        let mut calls = Vec::with_capacity(options.calls);
+        let cpu = process_cpu();
+        for _ in 0..options.calls {
+            let started = Instant::now();
+            client
+                .call_tool(params.clone())
+                .await
+                .map_err(|e| fail(&e))?;
+            calls.push(started.elapsed());
+        }
+        let cpu = process_cpu().saturating_sub(cpu);
+        client.cancel().await.map_err(|e| fail(&e))?;
+        Ok(Sample {
+            connect,
+            calls,
+            cpu,
+        })
+    })
+}
+
+fn measure_python(server: &Server, options: &Options, script: &Path) -> Result<Sample, String> {
+    let fail = |e: &dyn std::fmt::Display| format!("plain Python against {}: {e}", server.name);
+    let output = Command::new("python3")
+        .arg(script)
+        .arg(options.calls.to_string())
+        .arg(options.connects.to_string())
+        .args([server.tool, server.arguments, "--"])
+        .args(&server.argv)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| fail(&e))?;
+    if !output.status.success() {
+        return Err(fail(&output.status));
+    }
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).map_err(|e| fail(&e))?;
+    check(
+        "plain Python",
+        server,
+        report
+            .get("text")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default(),
+    )?;
+    let durations = |key: &str| -> Vec<Duration> {
+        report
+            .get(key)
+            .and_then(serde_json::Value::as_array)
+            .map(|ns| {
+                ns.iter()
+                    .filter_map(serde_json::Value::as_u64)
+                    .map(Duration::from_nanos)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    Ok(Sample {
+        connect: durations("connect_ns"),
+        calls: durations("call_ns"),
+        cpu: Duration::from_nanos(
+            report
+                .get("cpu_ns")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or_default(),
+        ),
+    })
+}
