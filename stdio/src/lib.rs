@@ -21,6 +21,11 @@
 //! Every wait is bounded by the core's [`Client::poll_timeout`], so one operation's deadline
 //! covers its writes and its reads together. Pipes are non-blocking and waited on with `poll`
 //! through [rustix]; the server's stderr never blocks it (discarded by default).
+//!
+//! With the `cli` feature (on by default) the crate also builds `mcp-call`, a command-line
+//! client on this transport: `mcp-call --list -- COMMAND [ARG...]`,
+//! `mcp-call --call NAME --allow NAME --args JSON -- COMMAND [ARG...]`, with fixed exit codes
+//! (see its `--help` and the repository's README).
 
 use std::ffi::OsString;
 use std::fmt;

@@ -123,6 +123,13 @@ impl Run {
     }
 }
 
+/// `--call word_count --allow word_count`, then `extra`.
+fn word_count<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["--call", "word_count", "--allow", "word_count"];
+    args.extend_from_slice(extra);
+    args
+}
+
 fn mcp_call(args: &[&str]) -> Run {
     Run::of(Command::new(MCP_CALL).args(args))
 }
@@ -166,14 +173,7 @@ fn list_json_prints_the_catalog_every_page_of_it() {
 fn an_allowed_call_prints_its_text_and_reaches_the_server_once() {
     let server = Server::new("call");
     let run = server.run(
-        &[
-            "--call",
-            "word_count",
-            "--allow",
-            "word_count",
-            "--args",
-            r#"{"text":"vanilla stock needs review"}"#,
-        ],
+        &word_count(&["--args", r#"{"text":"vanilla stock needs review"}"#]),
         "normal",
     );
     run.succeeded();
@@ -191,15 +191,7 @@ fn an_allowed_call_prints_its_text_and_reaches_the_server_once() {
 fn call_json_prints_the_whole_result() {
     let server = Server::new("call-json");
     let run = server.run(
-        &[
-            "--call",
-            "word_count",
-            "--allow",
-            "word_count",
-            "--json",
-            "--args",
-            r#"{"text":"a b"}"#,
-        ],
+        &word_count(&["--json", "--args", r#"{"text":"a b"}"#]),
         "normal",
     );
     run.succeeded();
@@ -213,7 +205,7 @@ fn call_json_prints_the_whole_result() {
 #[test]
 fn a_tool_error_exits_1_with_its_text_on_stdout() {
     let server = Server::new("tool-error");
-    let run = server.run(&["--call", "word_count", "--allow", "word_count"], "normal");
+    let run = server.run(&word_count(&[]), "normal");
     run.failed(1, "tool \"word_count\" reported an error");
     assert_eq!(run.stdout, "word_count needs a text to count\n");
 }
@@ -277,7 +269,7 @@ fn a_tool_not_advertised_is_refused_with_exit_3_and_nothing_reaches_the_server()
 
 #[test]
 fn a_server_that_breaks_the_protocol_exits_4() {
-    let allowed = ["--call", "word_count", "--allow", "word_count"];
+    let allowed = word_count(&[]);
     for (mode, needle) in [
         ("wrong-id", "a response carries id"),
         ("true-id", "broke the protocol"),
@@ -289,10 +281,8 @@ fn a_server_that_breaks_the_protocol_exits_4() {
         server.assert_nothing_left();
     }
     let server = Server::new("oversized");
-    let mut args = allowed.to_vec();
-    args.extend(["--frame-limit", "65536"]);
     server
-        .run(&args, "oversized")
+        .run(&word_count(&["--frame-limit", "65536"]), "oversized")
         .failed(4, "exceeds the 65536-byte limit");
     // The default limit (8 MiB) takes the same 100 KB answer.
     server.run(&allowed, "oversized").succeeded();
@@ -313,16 +303,7 @@ fn an_incompatible_server_exits_4() {
 fn a_deadline_exits_5_in_time_and_ends_the_server() {
     let server = Server::new("hang");
     let run = server.run(
-        &[
-            "--call",
-            "word_count",
-            "--allow",
-            "word_count",
-            "--args",
-            r#"{"text":"x"}"#,
-            "--timeout-ms",
-            "300",
-        ],
+        &word_count(&["--args", r#"{"text":"x"}"#, "--timeout-ms", "300"]),
         "hang",
     );
     run.failed(5, "did not finish before its deadline");
@@ -400,8 +381,12 @@ fn the_whole_group_is_ended_grandchild_included() {
 fn a_signal_ends_mcp_call_and_the_whole_server_group() {
     let server = Server::new("signal");
     let child = Command::new(MCP_CALL)
-        .args(["--call", "word_count", "--allow", "word_count"])
-        .args(["--args", r#"{"text":"x"}"#, "--timeout-ms", "60000"])
+        .args(word_count(&[
+            "--args",
+            r#"{"text":"x"}"#,
+            "--timeout-ms",
+            "60000",
+        ]))
         .arg("--")
         .arg(teaching_server())
         .args(["serve", "--mode", "hang", "--log"])
