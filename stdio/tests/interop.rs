@@ -131,6 +131,23 @@ fn group_members(pgid: u32) -> Vec<u32> {
     members
 }
 
+fn assert_group_gone(peer: Peer, pgid: u32) {
+    assert_eq!(
+        group_members(pgid),
+        Vec::<u32>::new(),
+        "{peer:?}: left running"
+    );
+}
+
+/// How a run of mcp-call ended: its exit code, stdout and stderr.
+fn ended(output: std::process::Output) -> (Option<i32>, String, String) {
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
 /// Through the library: connect with `protocol`, expect `version`, list, call, close, and
 /// check that the group is gone.
 fn session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
@@ -155,11 +172,7 @@ fn session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
         );
     }
     server.close(Duration::from_secs(2)).unwrap();
-    assert_eq!(
-        group_members(pgid),
-        Vec::<u32>::new(),
-        "{peer:?}: left running"
-    );
+    assert_group_gone(peer, pgid);
 }
 
 /// Through the library: a client limited to an era the server does not speak is refused
@@ -172,16 +185,12 @@ fn refused_era(peer: Peer, protocol: ProtocolChoice) {
         other => panic!("{peer:?} {protocol:?}: {other:?}"),
     }
     server.close(Duration::from_secs(2)).unwrap();
-    assert_eq!(
-        group_members(pgid),
-        Vec::<u32>::new(),
-        "{peer:?}: left running"
-    );
+    assert_group_gone(peer, pgid);
 }
 
 /// Through mcp-call: runs it with `args` against the peer, started by a shell that writes
-/// the server's pid (its group's id) first. Returns the exit code and stdout, after checking
-/// that the group is gone.
+/// the server's pid (its group's id) first. Returns how it ended, after checking that the
+/// group is gone.
 fn mcp_call(peer: Peer, args: &[&str]) -> (Option<i32>, String, String) {
     let dir = std::env::temp_dir().join(format!(
         "mcp-interop-{}-{peer:?}-{}",
@@ -211,19 +220,11 @@ fn mcp_call(peer: Peer, args: &[&str]) -> (Option<i32>, String, String) {
         .parse()
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(
-        group_members(pgid),
-        Vec::<u32>::new(),
-        "{peer:?}: left running"
-    );
-    (
-        output.status.code(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
+    assert_group_gone(peer, pgid);
+    ended(output)
 }
 
-/// Through mcp-call: list and call in `protocol`, and refuse a tool not allowed.
+/// Through mcp-call: list and call in `protocol`.
 fn command_line(peer: Peer, protocol: &str) {
     let (tool, args, expected) = peer.call();
     let (code, stdout, stderr) = mcp_call(peer, &["--list", "--protocol", protocol]);
@@ -337,9 +338,5 @@ fn mcp_call_unstarted(args: &[&str]) -> (Option<i32>, String, String) {
         .args(&argv)
         .output()
         .unwrap();
-    (
-        output.status.code(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
+    ended(output)
 }

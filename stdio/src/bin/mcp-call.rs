@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Parser};
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, Config, ContentBlock, Error, Limits, Misuse,
-    ProtocolChoice, ProtocolVersion, RawObject,
+    Allowlist, CallToolResult, Catalog, Config, ContentBlock, Error, Limits, ProtocolChoice,
+    ProtocolVersion, RawObject,
 };
 use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError, DEFAULT_GRACE};
 
@@ -157,8 +157,8 @@ impl Failure {
                 Error::Rpc(_) => Self::RPC_ERROR,
                 Error::Timeout { .. } => Self::DEADLINE,
                 Error::Closed => Self::SERVER_GONE,
-                Error::Misuse(Misuse::InvalidJson(_) | Misuse::NotAnObject) => Self::USAGE,
-                // Refusals, and anything else the client declined to send.
+                // Refusals (the arguments were checked before the server started), and
+                // anything else the client declined to send.
                 _ => Self::REFUSED,
             },
             // Reported by `main` as the signal it was.
