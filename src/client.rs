@@ -293,6 +293,12 @@ impl Client {
         self.requests.len()
     }
 
+    /// Whether operation `op` is still in progress: its [`Event::Finished`] has not been
+    /// queued yet. A driver awaiting `op` re-checks this after every I/O before it waits.
+    pub fn is_pending(&self, op: OpId) -> bool {
+        self.ops.contains_key(&op)
+    }
+
     /// Whether the connection has failed (see [`Event::Failed`]).
     pub fn is_failed(&self) -> bool {
         matches!(self.state, State::Failed)

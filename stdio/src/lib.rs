@@ -368,32 +368,37 @@ impl StdioClient {
                     return outcome.map_err(StdioError::Mcp);
                 }
             }
-            if self.client.poll_timeout().is_none() {
-                // Nothing is in progress, so nothing can end `op`: never wait without a deadline.
+            if !self.client.is_pending(op) {
+                // Never started, or its end was taken already: nothing can end it now.
                 return Err(StdioError::Mcp(Misuse::UnknownOperation.into()));
             }
-            self.exchange()?;
+            self.exchange(op)?;
         }
     }
 
-    /// One round of I/O: write what the client queued, wait for the server (at most until the
-    /// client's next deadline), read what arrived, apply the clock.
-    fn exchange(&mut self) -> Result<(), StdioError> {
+    /// One round of I/O for the awaited operation `op`: write what the client queued, then,
+    /// if `op` is still pending, wait for the server at most until the client's next
+    /// deadline, read what arrived, and apply the clock.
+    ///
+    /// Any I/O can end `op` (a failed write closes the connection), so the wait is decided
+    /// only after it, from the client's state then; a pending operation always has a
+    /// deadline, and without one this returns at once instead of waiting.
+    fn exchange(&mut self, op: OpId) -> Result<(), StdioError> {
         while let Some(frame) = self.client.poll_transmit() {
             self.outgoing.extend_from_slice(&frame);
         }
         self.flush()?;
-        let timeout = self.client.poll_timeout().map(|deadline| {
-            let mut left = deadline.as_millis().saturating_sub(self.now().as_millis());
-            if self.stop.is_some() {
-                left = left.min(STOP_CHECK_MS);
-            }
-            rustix::event::Timespec {
-                tv_sec: i64::try_from(left / 1000).unwrap_or(i64::MAX),
-                // left % 1000 < 1000, so the product fits.
-                tv_nsec: i64::try_from((left % 1000) * 1_000_000).unwrap_or(0),
-            }
-        });
+        if !self.client.is_pending(op) {
+            return Ok(());
+        }
+        let Some(deadline) = self.client.poll_timeout() else {
+            return Ok(());
+        };
+        let mut left = deadline.as_millis().saturating_sub(self.now().as_millis());
+        if self.stop.is_some() {
+            left = left.min(STOP_CHECK_MS);
+        }
+        let wait = Duration::from_millis(left);
         let want_write = !self.outgoing.is_empty() && self.stdin.is_some();
         let (readable, writable) = {
             let mut fds = Vec::with_capacity(2);
@@ -405,13 +410,12 @@ impl StdioClient {
             }
             if fds.is_empty() {
                 // Nothing to read or write: only the clock can end the operation.
-                let wait = timeout.map_or(Duration::from_millis(10), |t| {
-                    Duration::new(t.tv_sec.unsigned_abs(), t.tv_nsec.unsigned_abs() as u32)
-                });
                 std::thread::sleep(wait);
                 (false, false)
             } else {
-                match poll(&mut fds, timeout.as_ref()) {
+                let timeout = rustix::event::Timespec::try_from(wait)
+                    .map_err(|e| StdioError::Io(io::Error::other(e)))?;
+                match poll(&mut fds, Some(&timeout)) {
                     Ok(_) | Err(rustix::io::Errno::INTR) => {}
                     Err(e) => return Err(StdioError::Io(e.into())),
                 }

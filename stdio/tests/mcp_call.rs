@@ -7,8 +7,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const MCP_CALL: &str = env!("CARGO_BIN_EXE_mcp-call");
@@ -91,18 +92,43 @@ struct Run {
     took: Duration,
 }
 
+/// How long any run of mcp-call may take before the test fails: a hang fails in seconds
+/// instead of stalling the suite.
+const WATCHDOG: Duration = Duration::from_secs(20);
+
 impl Run {
     fn of(command: &mut Command) -> Run {
         let started = Instant::now();
-        let Output {
-            status,
-            stdout,
-            stderr,
-        } = command.output().unwrap();
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let drain = |mut pipe: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                pipe.read_to_string(&mut text).unwrap();
+                text
+            })
+        };
+        let stdout = drain(Box::new(child.stdout.take().unwrap()));
+        let stderr = drain(Box::new(child.stderr.take().unwrap()));
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > WATCHDOG {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("mcp-call still running after {WATCHDOG:?}: {command:?}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
         Run {
             code: status.code(),
-            stdout: String::from_utf8(stdout).unwrap(),
-            stderr: String::from_utf8(stderr).unwrap(),
+            stdout: stdout.join().unwrap(),
+            stderr: stderr.join().unwrap(),
             took: started.elapsed(),
         }
     }
@@ -312,6 +338,24 @@ fn a_deadline_exits_5_in_time_and_ends_the_server() {
     assert_eq!(server.calls().len(), 1);
     server.assert_nothing_left();
 }
+
+#[test]
+fn a_server_that_closes_its_input_exits_7_by_the_deadline() {
+    // The server answers the handshake, then closes its input and keeps its output open in
+    // silence: the next write fails, and no wait may outlast the deadline after it.
+    let server = Server::new("close-input");
+    let run = server.run(&["--list", "--timeout-ms", "1000"], "close-input");
+    run.failed(7, "closed");
+    assert!(
+        run.took < Duration::from_secs(1) + GRACE_AND_SLACK,
+        "{:?}",
+        run.took
+    );
+    server.assert_nothing_left();
+}
+
+/// The one-second grace a server gets to exit on close, plus scheduling slack.
+const GRACE_AND_SLACK: Duration = Duration::from_secs(4);
 
 #[test]
 fn a_json_rpc_error_exits_6() {

@@ -120,6 +120,17 @@ fn serve(args: &[String]) -> Result<(), String> {
             );
             continue;
         };
+        if mode == Mode::CloseInput && message.get("id").is_some() {
+            // Input closed before the handshake's answer, so the client's next write fails.
+            let null = std::fs::File::open("/dev/null")
+                .map_err(|e| format!("cannot open /dev/null: {e}"))?;
+            rustix::stdio::dup2_stdin(&null).map_err(|e| format!("cannot close stdin: {e}"))?;
+            server.handle(&message);
+            // Output stays open, silent, until the client ends the process group.
+            loop {
+                std::thread::sleep(Duration::from_secs(60));
+            }
+        }
         server.handle(&message);
     }
     if mode == Mode::Stubborn {

@@ -49,10 +49,13 @@ pub(crate) enum Mode {
     Legacy,
     /// Ignores SIGTERM and the end of its input: only SIGKILL ends it.
     Stubborn,
+    /// Answers the handshake, closes its input (writes to it then fail), keeps its output
+    /// open and never writes again.
+    CloseInput,
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 22] = [
+    pub(crate) const ALL: [(&'static str, Mode); 23] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -75,6 +78,7 @@ impl Mode {
         ("modern", Mode::Modern),
         ("legacy", Mode::Legacy),
         ("stubborn", Mode::Stubborn),
+        ("close-input", Mode::CloseInput),
     ];
 
     pub(crate) fn parse(name: &str) -> Result<Mode, String> {

@@ -429,6 +429,28 @@ fn a_server_that_ignores_sigterm_and_eof_cannot_make_close_hang() {
 }
 
 #[test]
+fn a_server_that_closes_its_input_cannot_make_the_next_operation_outlast_its_deadline() {
+    // It answers the handshake, then closes its input and keeps its output open without
+    // writing: the listing's write fails, and nothing may wait after that without a bound.
+    let server = Server::new("close-input");
+    let command = server.command("close-input");
+    let (done, outcome) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut client = StdioClient::spawn(&command, config(&[])).unwrap();
+        client.connect().unwrap();
+        let started = Instant::now();
+        let listed = client.list_tools().map(|_| ());
+        let _ = done.send((listed.map_err(|e| e.to_string()), started.elapsed()));
+    });
+    let (listed, took) = outcome
+        .recv_timeout(DEADLINE + SLACK)
+        .expect("the listing outlasted its deadline: a wait without a bound");
+    let error = listed.unwrap_err();
+    assert!(error.contains("closed"), "{error}");
+    assert!(took < DEADLINE + SLACK, "{took:?}");
+}
+
+#[test]
 fn a_server_that_dies_mid_call_gives_a_clear_error() {
     let server = Server::new("dies");
     let mut client = ready(&server, "hang", &["word_count"]);
