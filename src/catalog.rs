@@ -3,9 +3,10 @@
 use alloc::{string::String, vec::Vec};
 use core::fmt;
 
-use crate::content::CacheHint;
-use crate::json::{into_text, ObjectWriter, RawJson, RawObject};
-use crate::view::JsonRef;
+use crate::json::view::JsonRef;
+use crate::json::write::{into_text, ObjectWriter};
+use crate::json::{RawJson, RawObject};
+use crate::server::CacheHint;
 use crate::Allowlist;
 
 /// One tool as the server describes it, after validation.

@@ -4,8 +4,8 @@ use alloc::{string::String, vec::Vec};
 use core::fmt;
 
 use crate::catalog::ToolRejection;
-use crate::message::RpcError;
-use crate::RequestId;
+use crate::id::RequestId;
+use crate::rpc_error::RpcError;
 
 /// Everything that can go wrong, grouped by who is at fault.
 ///
@@ -67,13 +67,6 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
-
-impl From<JsonError> for Error {
-    /// JSON errors met while reading the peer's bytes.
-    fn from(e: JsonError) -> Self {
-        Error::Malformed(e)
-    }
-}
 
 impl From<ProtocolViolation> for Error {
     fn from(e: ProtocolViolation) -> Self {

@@ -15,10 +15,7 @@
 //! playing a legacy server that does not know `server/discover`:
 //!
 //! ```
-//! use mcp_sansio::{
-//!     parse_frame, Allowlist, Client, Config, Error, Event, Instant, Limits, Message, Misuse,
-//!     Output, RawObject,
-//! };
+//! use mcp_sansio::{parse_frame, Allowlist, Client, Config, Instant, Limits, Message, Misuse, RawObject};
 //!
 //! /// The server: one reply line per request line.
 //! fn server(frame: &[u8]) -> Option<String> {
@@ -35,22 +32,19 @@
 //!     Some(format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, request.id) + "\n")
 //! }
 //!
-//! /// The drain rule: write every frame, take every event, feed back what the server said.
-//! fn run(client: &mut Client, now: Instant) -> Vec<Event> {
-//!     let mut events = Vec::new();
-//!     loop {
+//! /// The drain rule: write every frame, take every event, feed back what the server said;
+//! /// until the operation `op` has ended.
+//! fn run(client: &mut Client, op: impl Into<mcp_sansio::OpId> + Copy, now: Instant) {
+//!     let mut frame = Vec::new();
+//!     while client.is_pending(op) {
 //!         let mut replies = Vec::new();
-//!         while let Some(frame) = client.poll_transmit() {
+//!         while client.poll_transmit(&mut frame).is_some() {
 //!             replies.extend(server(&frame));
+//!             frame.clear();
 //!         }
-//!         while let Some(event) = client.poll_event() {
-//!             events.push(event);
-//!         }
-//!         if replies.is_empty() {
-//!             // A real transport now waits for bytes, at most until `client.poll_timeout()`,
-//!             // and calls `client.handle_timeout(now)` when that passes.
-//!             return events;
-//!         }
+//!         // A real transport now waits for bytes, at most until `client.poll_timeout()`,
+//!         // and calls `client.handle_timeout(now)` when that passes.
+//!         assert!(!replies.is_empty(), "nothing can end the operation now");
 //!         for reply in replies {
 //!             client.handle_input(reply.as_bytes(), now);
 //!         }
@@ -61,28 +55,33 @@
 //! let mut client = Client::new(Config::new(allowlist));
 //! let now = Instant::from_millis(0); // from the transport's clock
 //!
-//! let op = client.connect(now)?; // probes with server/discover, falls back to initialize
-//! let [Event::Finished { op: done, outcome: Ok(Output::Connected(hello)) }] = &run(&mut client, now)[..]
-//! else { panic!("not connected") };
-//! assert_eq!((*done, hello.version.as_str()), (op, "2025-11-25"));
+//! let connecting = client.connect(now)?; // probes with server/discover, falls back to initialize
+//! run(&mut client, connecting, now);
+//! let hello = connecting.finished(client.poll_event().unwrap()).unwrap()?;
+//! assert_eq!(hello.version.as_str(), "2025-11-25");
 //!
-//! client.list_tools(now)?;
-//! run(&mut client, now);
-//! let offered: Vec<&str> = client.catalog().unwrap().offered(client.allowlist()).map(|t| t.name.as_str()).collect();
+//! let listing = client.list_tools(now)?;
+//! run(&mut client, listing, now);
+//! let catalog = listing.finished(client.poll_event().unwrap()).unwrap()?;
+//! let offered: Vec<&str> = catalog.offered(client.allowlist()).map(|t| t.name.as_str()).collect();
 //! assert_eq!(offered, ["word_count"]); // the model never hears of place_purchase
 //!
 //! let args = RawObject::parse(r#"{"text":"vanilla stock needs review"}"#, &Limits::default())?;
-//! client.call_tool("word_count", &args, now)?;
-//! let [Event::Finished { outcome: Ok(Output::ToolResult(result)), .. }] = &run(&mut client, now)[..]
-//! else { panic!("no result") };
+//! let call = client.call_tool("word_count", &args, now)?;
+//! run(&mut client, call, now);
+//! let result = call.finished(client.poll_event().unwrap()).unwrap()?; // a CallToolResult
 //! assert_eq!(result.text(), "4");
 //!
 //! // Advertised, but not allowed: refused before a byte is queued.
 //! let refused = client.call_tool("place_purchase", &RawObject::empty(), now);
-//! assert_eq!(refused, Err(Error::Misuse(Misuse::ToolNotAllowed { name: "place_purchase".into() })));
-//! assert!(client.poll_transmit().is_none());
-//! # Ok::<(), Error>(())
+//! assert_eq!(refused, Err(Misuse::ToolNotAllowed { name: "place_purchase".into() }));
+//! assert_eq!(client.poll_transmit(&mut Vec::new()), None);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! [`Op::finished`] turns the event that ends an operation into what that operation
+//! produces: a [`Catalog`] for `list_tools`, a [`CallToolResult`] for `call_tool`; every
+//! other event (notifications, late answers) is given back for the application to handle.
 //!
 //! # The layers underneath
 //!
@@ -98,7 +97,8 @@
 //! Errors say who is at fault: the peer's bytes ([`Error::Malformed`]), the peer's use of the
 //! protocol ([`Error::Protocol`]), a peer that cannot work with this client
 //! ([`Error::Incompatible`]), the peer's refusal ([`Error::Rpc`]), the application
-//! ([`Error::Misuse`]), or time ([`Error::Timeout`]).
+//! ([`Error::Misuse`]), or time ([`Error::Timeout`]). Commands can only be refused, so they
+//! return [`Misuse`] alone.
 //!
 //! # Reading frames by hand
 //!
@@ -151,41 +151,44 @@ extern crate std;
 mod allowlist;
 mod catalog;
 mod client;
-mod content;
 mod error;
+mod event;
 mod frame;
-mod handshake;
 mod id;
 mod json;
 mod limits;
-mod listing;
 mod message;
-mod requests;
+mod method;
+mod ops;
+mod results;
+mod rpc_error;
+mod server;
 mod time;
 mod version;
-mod view;
 
 #[doc(hidden)]
+#[cfg(feature = "_fuzz")]
 pub mod fuzzing;
 
 pub use allowlist::Allowlist;
 pub use catalog::{Catalog, CatalogPolicy, QuarantinedTool, Tool, ToolRejection};
-pub use client::{Client, Config, Event, OpId, Output, ServerNotification};
-pub use content::{
-    CacheHint, CacheScope, CallToolResult, Connected, ContentBlock, GetPromptResult,
-    Implementation, Prompt, PromptArgument, PromptMessage, Resource, ResourceBody,
-    ResourceContents, ServerCapabilities,
-};
+pub use client::{Client, Config};
 pub use error::{Error, Incompatible, JsonError, JsonErrorKind, Misuse, ProtocolViolation};
+pub use event::{Awaited, Event, Op, OpId, Output, ServerNotification};
 pub use frame::{FrameReader, Framed};
-pub use id::{ErrorCode, RequestId};
+pub use id::RequestId;
 pub use json::{RawJson, RawObject};
 pub use limits::Limits;
-pub use listing::ListKind;
 pub use message::{
     encode_frame, parse_frame, FrameParser, Message, Notification, Outcome, Request, Response,
-    RpcError,
 };
+pub use method::ListKind;
+pub use results::{
+    CallToolResult, ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource,
+    ResourceBody, ResourceContents,
+};
+pub use rpc_error::{ErrorCode, RpcError};
+pub use server::{CacheHint, CacheScope, Connected, Implementation, ServerCapabilities};
 pub use time::Instant;
 pub use version::{Era, ProtocolChoice, ProtocolVersion};
 

@@ -3,9 +3,12 @@
 use alloc::{string::String, vec::Vec};
 use core::ops::Range;
 
-use crate::error::{Error, Misuse, ProtocolViolation};
-use crate::id::{write_integer, ErrorCode, RequestId};
-use crate::json::{decode_string, write_string, RawJson, RawObject, Scanner, Scratch};
+use crate::error::{Error, JsonError, Misuse, ProtocolViolation};
+use crate::id::RequestId;
+use crate::json::scan::{decode_string, Scanner, Scratch};
+use crate::json::write::{write_integer, write_string, ObjectWriter};
+use crate::json::{RawJson, RawObject};
+use crate::rpc_error::{ErrorCode, RpcError};
 use crate::Limits;
 
 /// One JSON-RPC 2.0 message.
@@ -63,17 +66,6 @@ pub enum Outcome {
     Error(RpcError),
 }
 
-/// A JSON-RPC error object: a code, a one-sentence message, and optional data.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RpcError {
-    /// The error code.
-    pub code: ErrorCode,
-    /// The peer's description of the error.
-    pub message: String,
-    /// Any further data the peer attached.
-    pub data: Option<RawJson>,
-}
-
 /// Where each member of interest sits in a frame, and whether it held whitespace.
 #[derive(Default)]
 struct Members {
@@ -83,6 +75,22 @@ struct Members {
     params: Option<(Range<usize>, bool)>,
     result: Option<(Range<usize>, bool)>,
     error: Option<(Range<usize>, bool)>,
+}
+
+/// An error found in the peer's frame: a JSON error met while scanning it is the peer's
+/// malformed JSON (the application's own JSON is refused as a [`Misuse`] elsewhere).
+struct FromPeer(Error);
+
+impl FromPeer {
+    fn into_error(self) -> Error {
+        self.0
+    }
+}
+
+impl From<JsonError> for FromPeer {
+    fn from(e: JsonError) -> Self {
+        FromPeer(Error::Malformed(e))
+    }
 }
 
 /// How an `id` member reads.
@@ -152,18 +160,20 @@ fn parse_with(frame: &[u8], limits: &Limits, scratch: &mut Scratch) -> Result<Me
     let mut scanner =
         Scanner::new(frame, limits.nesting_depth, scratch).map_err(Error::Malformed)?;
     let mut members = Members::default();
-    let is_object = scanner.members(|key, span, spaced| {
-        match key.as_ref() {
-            "jsonrpc" => members.jsonrpc = Some(span),
-            "id" => members.id = Some(span),
-            "method" => members.method = Some(span),
-            "params" => members.params = Some((span, spaced)),
-            "result" => members.result = Some((span, spaced)),
-            "error" => members.error = Some((span, spaced)),
-            _ => {}
-        }
-        Ok::<(), Error>(())
-    })?;
+    let is_object = scanner
+        .members(|key, span, spaced| {
+            match key.as_ref() {
+                "jsonrpc" => members.jsonrpc = Some(span),
+                "id" => members.id = Some(span),
+                "method" => members.method = Some(span),
+                "params" => members.params = Some((span, spaced)),
+                "result" => members.result = Some((span, spaced)),
+                "error" => members.error = Some((span, spaced)),
+                _ => {}
+            }
+            Ok::<(), FromPeer>(())
+        })
+        .map_err(FromPeer::into_error)?;
     scanner.finish().map_err(Error::Malformed)?;
     if !is_object {
         return Err(ProtocolViolation::NotAnObject.into());
@@ -273,18 +283,22 @@ fn rpc_error_at(
     let body = text.get(span).ok_or_else(invalid)?;
     let mut scanner = Scanner::from_str(body, limits.nesting_depth, scratch);
     let (mut code, mut message, mut data) = (None, None, None);
-    let is_object = scanner.members(|key, span, spaced| {
-        match key.as_ref() {
-            "code" => {
-                let n = integer_at(body, span).and_then(|n| i32::try_from(n).ok());
-                code = Some(n.ok_or_else(invalid)?);
+    let is_object = scanner
+        .members(|key, span, spaced| {
+            match key.as_ref() {
+                "code" => {
+                    let n = integer_at(body, span).and_then(|n| i32::try_from(n).ok());
+                    code = Some(n.ok_or_else(|| FromPeer(invalid()))?);
+                }
+                "message" => {
+                    message = Some(string_at(body, span).ok_or_else(|| FromPeer(invalid()))?);
+                }
+                "data" => data = Some(RawJson::from_span(body, span, spaced)),
+                _ => {}
             }
-            "message" => message = Some(string_at(body, span).ok_or_else(invalid)?),
-            "data" => data = Some(RawJson::from_span(body, span, spaced)),
-            _ => {}
-        }
-        Ok::<(), Error>(())
-    })?;
+            Ok::<(), FromPeer>(())
+        })
+        .map_err(FromPeer::into_error)?;
     match (is_object, code, message) {
         (true, Some(code), Some(message)) => Ok(RpcError {
             code: ErrorCode(code),
@@ -303,7 +317,8 @@ fn rpc_error_at(
 ///
 /// # Errors
 /// [`Misuse::FrameTooLong`] when the frame, newline included, would exceed
-/// [`Limits::frame_bytes`]; `out` is then left as it was.
+/// [`Limits::frame_bytes`]; `out` is then left as it was. Encoding is the application's
+/// act, so its only failure is the application's.
 ///
 /// ```
 /// use mcp_sansio::{encode_frame, Limits, Message, Notification};
@@ -311,23 +326,37 @@ fn rpc_error_at(
 /// let hello = Notification { method: "notifications/initialized".into(), params: None };
 /// encode_frame(&Message::Notification(hello), &Limits::default(), &mut out)?;
 /// assert_eq!(out, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
-/// # Ok::<(), mcp_sansio::Error>(())
+/// # Ok::<(), mcp_sansio::Misuse>(())
 /// ```
-pub fn encode_frame(message: &Message, limits: &Limits, out: &mut Vec<u8>) -> Result<(), Error> {
-    let start = out.len();
-    out.extend_from_slice(br#"{"jsonrpc":"2.0""#);
-    match message {
+pub fn encode_frame(message: &Message, limits: &Limits, out: &mut Vec<u8>) -> Result<(), Misuse> {
+    write_frame(out, limits.frame_bytes, |out| match message {
         Message::Request(request) => {
-            out.extend_from_slice(br#","id":"#);
-            request.id.write_json(out);
-            write_call(out, &request.method, request.params.as_ref());
+            write_id(out, |out| request.id.write_json(out));
+            write_call(
+                out,
+                &request.method,
+                |params| {
+                    if let Some(given) = &request.params {
+                        params.members_of(given);
+                    }
+                },
+                request.params.is_some(),
+            );
         }
         Message::Notification(notification) => {
-            write_call(out, &notification.method, notification.params.as_ref());
+            write_call(
+                out,
+                &notification.method,
+                |params| {
+                    if let Some(given) = &notification.params {
+                        params.members_of(given);
+                    }
+                },
+                notification.params.is_some(),
+            );
         }
         Message::Response(response) => {
-            out.extend_from_slice(br#","id":"#);
-            response.id.write_json(out);
+            write_id(out, |out| response.id.write_json(out));
             match &response.outcome {
                 Outcome::Result(result) => {
                     out.extend_from_slice(br#","result":"#);
@@ -340,26 +369,60 @@ pub fn encode_frame(message: &Message, limits: &Limits, out: &mut Vec<u8>) -> Re
             out.extend_from_slice(br#","id":null"#);
             write_error(out, error);
         }
-    }
-    out.extend_from_slice(b"}\n");
-    let len = out.len() - start;
-    if len > limits.frame_bytes {
-        out.truncate(start);
-        return Err(Misuse::FrameTooLong {
-            len,
-            limit: limits.frame_bytes,
-        }
-        .into());
-    }
-    Ok(())
+    })
+    .map(|_| ())
 }
 
-fn write_call(out: &mut Vec<u8>, method: &str, params: Option<&RawObject>) {
+/// The one JSON-RPC envelope writer: appends `{"jsonrpc":"2.0"`, the members `body` writes
+/// (each starting with a comma), `}` and the newline, then checks the frame against `limit`.
+/// Every frame this crate sends is written here.
+///
+/// # Errors
+/// [`Misuse::FrameTooLong`] when the frame, newline included, exceeds `limit`; `out` is then
+/// left as it was. Returns the frame's length otherwise.
+pub(crate) fn write_frame(
+    out: &mut Vec<u8>,
+    limit: usize,
+    body: impl FnOnce(&mut Vec<u8>),
+) -> Result<usize, Misuse> {
+    let start = out.len();
+    out.extend_from_slice(br#"{"jsonrpc":"2.0""#);
+    body(out);
+    out.extend_from_slice(b"}\n");
+    let len = out.len() - start;
+    if len > limit {
+        out.truncate(start);
+        return Err(Misuse::FrameTooLong { len, limit });
+    }
+    Ok(len)
+}
+
+/// Writes the `id` member; `id` writes its value.
+pub(crate) fn write_id(out: &mut Vec<u8>, id: impl FnOnce(&mut Vec<u8>)) {
+    out.extend_from_slice(br#","id":"#);
+    id(out);
+}
+
+/// Writes an integer `id` member.
+pub(crate) fn write_integer_id(out: &mut Vec<u8>, id: i64) {
+    write_id(out, |out| write_integer(out, id));
+}
+
+/// Writes the `method` member and, if `with_params`, a `params` object whose members
+/// `params` writes.
+pub(crate) fn write_call(
+    out: &mut Vec<u8>,
+    method: &str,
+    params: impl FnOnce(&mut ObjectWriter<'_>),
+    with_params: bool,
+) {
     out.extend_from_slice(br#","method":"#);
     write_string(out, method);
-    if let Some(params) = params {
+    if with_params {
         out.extend_from_slice(br#","params":"#);
-        out.extend_from_slice(params.as_str().as_bytes());
+        let mut object = ObjectWriter::open(out);
+        params(&mut object);
+        object.close();
     }
 }
 

@@ -30,8 +30,34 @@ impl Instant {
         Instant(self.0.saturating_add(millis))
     }
 
+    /// The instant `at` is on a clock whose origin is `origin`, both read from std's
+    /// monotonic clock by the caller (the core reads no clock itself); an `at` before
+    /// `origin` is the origin.
+    #[cfg(feature = "std")]
+    pub fn from_std(origin: std::time::Instant, at: std::time::Instant) -> Self {
+        let millis = at.saturating_duration_since(origin).as_millis();
+        Instant(u64::try_from(millis).unwrap_or(u64::MAX))
+    }
+
     /// How long after `earlier` this instant is; zero if it is not after it.
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
         Duration::from_millis(self.0.saturating_sub(earlier.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn std_instants_become_whole_milliseconds_since_the_origin() {
+        let origin = std::time::Instant::now();
+        let later = origin + Duration::from_micros(2_999_999);
+        assert_eq!(
+            Instant::from_std(origin, later),
+            Instant::from_millis(2_999)
+        );
+        assert_eq!(Instant::from_std(later, origin), Instant::ZERO);
     }
 }

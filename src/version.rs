@@ -5,7 +5,7 @@ use core::fmt;
 /// A revision of MCP this client speaks.
 ///
 /// Older revisions (2024-11-05, 2025-03-26) are not spoken: a server that can offer nothing
-/// newer is refused as incompatible, before any tool is listed.
+/// newer is refused as incompatible, before any tool is listed. New revisions will be added.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum ProtocolVersion {
@@ -17,13 +17,15 @@ pub enum ProtocolVersion {
     V2026_07_28,
 }
 
-/// Whether a revision opens with the `initialize` handshake or is stateless.
+/// What a revision does to connect: open a session with the `initialize` handshake, or
+/// stay stateless.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Era {
-    /// `initialize` + `notifications/initialized`, then a session.
-    Legacy,
-    /// Per-request `_meta`, `server/discover`, no session.
-    Modern,
+    /// `initialize` + `notifications/initialized`, then a session (2025-06-18, 2025-11-25).
+    Stateful,
+    /// `server/discover`, then per-request `_meta` and no session (2026-07-28).
+    Stateless,
 }
 
 impl ProtocolVersion {
@@ -51,8 +53,8 @@ impl ProtocolVersion {
     /// Whether the revision has the handshake or is stateless.
     pub const fn era(self) -> Era {
         match self {
-            ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => Era::Legacy,
-            ProtocolVersion::V2026_07_28 => Era::Modern,
+            ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => Era::Stateful,
+            ProtocolVersion::V2026_07_28 => Era::Stateless,
         }
     }
 }
@@ -65,17 +67,18 @@ impl fmt::Display for ProtocolVersion {
 
 /// Which revisions the client may use, and how it finds out what the server speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum ProtocolChoice {
     /// Probe with `server/discover` under a short deadline; a discover result or a
-    /// recognised modern error means the stateless revision, anything else (another error,
-    /// or silence until the probe deadline) means a legacy server, and `initialize` follows
-    /// on the same connection. The default.
+    /// recognised stateless error means the stateless revision, anything else (another
+    /// error, or silence until the probe deadline) means a stateful server, and `initialize`
+    /// follows on the same connection. The default.
     #[default]
     Auto,
-    /// Only the handshake revisions: offer 2025-11-25, accept 2025-06-18 or 2025-11-25.
-    Legacy,
+    /// Only the stateful revisions: offer 2025-11-25, accept 2025-06-18 or 2025-11-25.
+    Stateful,
     /// Only the stateless revision, through `server/discover`.
-    Modern,
+    Stateless,
     /// Exactly this revision, and no other.
     Pinned(ProtocolVersion),
 }
@@ -85,8 +88,8 @@ impl ProtocolChoice {
     pub fn accepts(self, version: ProtocolVersion) -> bool {
         match self {
             ProtocolChoice::Auto => true,
-            ProtocolChoice::Legacy => version.era() == Era::Legacy,
-            ProtocolChoice::Modern => version.era() == Era::Modern,
+            ProtocolChoice::Stateful => version.era() == Era::Stateful,
+            ProtocolChoice::Stateless => version.era() == Era::Stateless,
             ProtocolChoice::Pinned(pinned) => version == pinned,
         }
     }
@@ -108,18 +111,18 @@ mod tests {
     fn choices_accept_what_they_say() {
         use ProtocolVersion::*;
         assert!(ProtocolChoice::Auto.accepts(V2025_06_18));
-        assert!(!ProtocolChoice::Legacy.accepts(V2026_07_28));
-        assert!(!ProtocolChoice::Modern.accepts(V2025_11_25));
+        assert!(!ProtocolChoice::Stateful.accepts(V2026_07_28));
+        assert!(!ProtocolChoice::Stateless.accepts(V2025_11_25));
         assert!(!ProtocolChoice::Pinned(V2025_06_18).accepts(V2025_11_25));
         assert_eq!(
-            ProtocolChoice::Legacy.newest(Era::Legacy),
+            ProtocolChoice::Stateful.newest(Era::Stateful),
             Some(V2025_11_25)
         );
         assert_eq!(
-            ProtocolChoice::Pinned(V2025_06_18).newest(Era::Legacy),
+            ProtocolChoice::Pinned(V2025_06_18).newest(Era::Stateful),
             Some(V2025_06_18)
         );
-        assert_eq!(ProtocolChoice::Legacy.newest(Era::Modern), None);
+        assert_eq!(ProtocolChoice::Stateful.newest(Era::Stateless), None);
         assert_eq!(ProtocolVersion::parse("2024-11-05"), None);
         assert_eq!(ProtocolVersion::parse("2026-07-28"), Some(V2026_07_28));
     }

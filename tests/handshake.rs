@@ -11,7 +11,7 @@
 mod common;
 
 use common::Pair;
-use mcp_sansio::{Error, Event, Incompatible, Output, ProtocolChoice, ProtocolVersion, RpcError};
+use mcp_sansio::{Error, Event, Incompatible, ProtocolChoice, ProtocolVersion, RpcError};
 
 const INITIALIZE_06_18: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-client","version":"1.0"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -36,9 +36,7 @@ fn legacy_golden_transcript() {
     assert_eq!(pair.sent, [INITIALIZE_06_18]);
     pair.reply(&legacy_result(1, "2025-06-18"));
     assert_eq!(pair.sent, [INITIALIZE_06_18, INITIALIZED]);
-    let Ok(Output::Connected(c)) = pair.finished(op) else {
-        panic!("{:?}", pair.events)
-    };
+    let c = pair.finished(op).unwrap();
     assert_eq!(c.version, ProtocolVersion::V2025_06_18);
     assert!(c.capabilities.tools);
     assert_eq!(c.server_info.unwrap().name, "legacy");
@@ -51,7 +49,7 @@ fn legacy_golden_transcript() {
 
 #[test]
 fn modern_golden_transcript_and_meta_on_every_request() {
-    let mut pair = Pair::new(Pair::config(ProtocolChoice::Modern, &["word_count"]));
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Stateless, &["word_count"]));
     let op = pair.client.connect(pair.now).unwrap();
     pair.drain();
     assert_eq!(pair.sent, [DISCOVER]);
@@ -61,9 +59,7 @@ fn modern_golden_transcript_and_meta_on_every_request() {
         [DISCOVER],
         "the stateless revision sends no initialized"
     );
-    let Ok(Output::Connected(c)) = pair.finished(op) else {
-        panic!("{:?}", pair.events)
-    };
+    let c = pair.finished(op).unwrap();
     assert_eq!(c.version, ProtocolVersion::V2026_07_28);
     assert_eq!(c.server_info.unwrap().name, "modern");
     let cache = c.cache.unwrap();
@@ -93,9 +89,7 @@ fn auto_falls_back_on_an_error_of_any_legacy_kind() {
         assert_eq!(pair.sent, [DISCOVER, INITIALIZE_11_25_AS_2], "code {code}");
         pair.reply(&legacy_result(2, "2025-11-25"));
         assert_eq!(pair.sent.last().unwrap(), INITIALIZED);
-        let Ok(Output::Connected(c)) = pair.finished(op) else {
-            panic!("{:?}", pair.events)
-        };
+        let c = pair.finished(op).unwrap();
         assert_eq!(c.version, ProtocolVersion::V2025_11_25);
     }
 }
@@ -121,9 +115,7 @@ fn auto_falls_back_on_silence_and_ignores_the_late_probe_answer() {
     pair.reply(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#);
     assert!(pair.events.is_empty(), "{:?}", pair.events);
     pair.reply(&legacy_result(2, "2025-06-18"));
-    let Ok(Output::Connected(c)) = pair.finished(op) else {
-        panic!("{:?}", pair.events)
-    };
+    let c = pair.finished(op).unwrap();
     assert_eq!(c.version, ProtocolVersion::V2025_06_18);
 }
 
@@ -153,9 +145,7 @@ fn auto_connects_to_a_modern_server_through_the_probe() {
     let op = pair.client.connect(pair.now).unwrap();
     pair.drain();
     pair.reply(DISCOVER_RESULT);
-    let Ok(Output::Connected(c)) = pair.finished(op) else {
-        panic!("{:?}", pair.events)
-    };
+    let c = pair.finished(op).unwrap();
     assert_eq!(c.version, ProtocolVersion::V2026_07_28);
     assert_eq!(pair.sent, [DISCOVER]);
 }
@@ -169,9 +159,9 @@ fn unsupported_version_leads_to_a_version_both_speak_or_a_clear_refusal() {
     pair.reply(unsupported);
     assert_eq!(pair.sent, [DISCOVER, INITIALIZE_11_25_AS_2]);
     pair.reply(&legacy_result(2, "2025-11-25"));
-    assert!(matches!(pair.finished(op), Ok(Output::Connected(_))));
+    pair.finished(op).unwrap();
 
-    let mut pair = Pair::new(Pair::config(ProtocolChoice::Modern, &[]));
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Stateless, &[]));
     let op = pair.client.connect(pair.now).unwrap();
     pair.drain();
     pair.reply(unsupported);
@@ -211,8 +201,8 @@ fn a_version_we_do_not_speak_stops_the_handshake_before_anything_else_is_sent() 
             ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18),
             "2025-11-25",
         ),
-        (ProtocolChoice::Legacy, "2026-07-28"),
-        (ProtocolChoice::Legacy, ""),
+        (ProtocolChoice::Stateful, "2026-07-28"),
+        (ProtocolChoice::Stateful, ""),
     ] {
         let mut pair = Pair::new(Pair::config(choice, &[]));
         let op = pair.client.connect(pair.now).unwrap();
@@ -235,7 +225,7 @@ fn a_version_we_do_not_speak_stops_the_handshake_before_anything_else_is_sent() 
 
 #[test]
 fn a_modern_result_that_needs_input_is_refused_with_a_typed_error() {
-    let mut pair = Pair::new(Pair::config(ProtocolChoice::Modern, &[]));
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Stateless, &[]));
     let op = pair.client.connect(pair.now).unwrap();
     pair.drain();
     pair.reply(
@@ -249,7 +239,7 @@ fn a_modern_result_that_needs_input_is_refused_with_a_typed_error() {
 
 #[test]
 fn a_server_ping_during_the_handshake_is_answered_and_the_handshake_goes_on() {
-    let mut pair = Pair::new(Pair::config(ProtocolChoice::Legacy, &[]));
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Stateful, &[]));
     let op = pair.client.connect(pair.now).unwrap();
     pair.drain();
     pair.reply(r#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#);
@@ -258,5 +248,5 @@ fn a_server_ping_during_the_handshake_is_answered_and_the_handshake_goes_on() {
         r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#
     );
     pair.reply(&legacy_result(1, "2025-11-25"));
-    assert!(matches!(pair.finished(op), Ok(Output::Connected(_))));
+    pair.finished(op).unwrap();
 }

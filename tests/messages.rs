@@ -359,10 +359,10 @@ fn encoding_refuses_a_frame_over_the_limit_and_leaves_the_buffer_alone() {
     let mut out = b"kept".to_vec();
     assert_eq!(
         encode_frame(&ping, &limits, &mut out),
-        Err(Error::Misuse(Misuse::FrameTooLong {
+        Err(Misuse::FrameTooLong {
             len: exact,
             limit: exact - 1
-        }))
+        })
     );
     assert_eq!(out, b"kept");
 }
@@ -379,7 +379,7 @@ fn errors_read_as_one_sentence_that_names_who_is_at_fault() {
             "the peer broke the protocol: an id is neither an integer within i64 nor a string",
         ),
         (
-            RawObject::parse("[]", &Limits::default()).unwrap_err(),
+            Error::from(RawObject::parse("[]", &Limits::default()).unwrap_err()),
             "the application's request was refused: a value that must be a JSON object is not one",
         ),
         (

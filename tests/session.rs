@@ -12,7 +12,7 @@ mod common;
 
 use common::{text_reply, Pair, TOOLS};
 use mcp_sansio::{
-    CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Misuse, Output, ProtocolChoice,
+    CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Misuse, ProtocolChoice,
     ProtocolViolation, RequestId, ResourceBody, ServerNotification, ToolRejection,
 };
 
@@ -35,9 +35,7 @@ fn an_allowed_advertised_call_gets_its_own_result() {
         )]
     );
     pair.reply(&text_reply(id, "4"));
-    let Ok(Output::ToolResult(result)) = pair.finished(op) else {
-        panic!("{:?}", pair.events)
-    };
+    let result = pair.finished(op).unwrap();
     assert_eq!(result.text(), "4");
     assert!(!result.is_error);
 }
@@ -48,15 +46,15 @@ fn the_allowlist_and_the_catalog_refuse_before_a_byte_is_sent() {
     let args = mcp_sansio::RawObject::empty();
     assert_eq!(
         pair.client.call_tool("place_purchase", &args, pair.now),
-        Err(Error::Misuse(Misuse::ToolNotAllowed {
+        Err(Misuse::ToolNotAllowed {
             name: "place_purchase".into()
-        }))
+        })
     );
     assert_eq!(
         pair.client.call_tool("Word_Count", &args, pair.now),
-        Err(Error::Misuse(Misuse::ToolNotAllowed {
+        Err(Misuse::ToolNotAllowed {
             name: "Word_Count".into()
-        }))
+        })
     );
     pair.drain();
     assert!(pair.sent.is_empty(), "a refused call sent {:?}", pair.sent);
@@ -66,15 +64,15 @@ fn the_allowlist_and_the_catalog_refuse_before_a_byte_is_sent() {
     pair.list(TOOLS);
     assert_eq!(
         pair.client.call_tool("delete_everything", &args, pair.now),
-        Err(Error::Misuse(Misuse::ToolNotAdvertised {
+        Err(Misuse::ToolNotAdvertised {
             name: "delete_everything".into()
-        }))
+        })
     );
     // Before any listing, nothing is advertised.
     let mut pair = Pair::connected_legacy(&["word_count"], TOOLS_ONLY);
     assert!(matches!(
         pair.client.call_tool("word_count", &args, pair.now),
-        Err(Error::Misuse(Misuse::ToolNotAdvertised { .. }))
+        Err(Misuse::ToolNotAdvertised { .. })
     ));
     pair.drain();
     assert!(pair.sent.is_empty());
@@ -85,15 +83,15 @@ fn a_server_without_tools_gets_no_tool_requests() {
     let mut pair = Pair::connected_legacy(&["word_count"], r#"{"resources":{}}"#);
     assert_eq!(
         pair.client.list_tools(pair.now),
-        Err(Error::Misuse(Misuse::CapabilityNotOffered {
+        Err(Misuse::CapabilityNotOffered {
             capability: "tools"
-        }))
+        })
     );
     assert_eq!(
         pair.client.list_prompts(pair.now),
-        Err(Error::Misuse(Misuse::CapabilityNotOffered {
+        Err(Misuse::CapabilityNotOffered {
             capability: "prompts"
-        }))
+        })
     );
     pair.drain();
     assert!(pair.sent.is_empty());
@@ -102,14 +100,11 @@ fn a_server_without_tools_gets_no_tool_requests() {
 #[test]
 fn commands_before_the_handshake_are_refused() {
     let mut pair = Pair::new(Pair::config(ProtocolChoice::Auto, &["word_count"]));
-    assert_eq!(
-        pair.client.list_tools(pair.now),
-        Err(Error::Misuse(Misuse::NotConnected))
-    );
+    assert_eq!(pair.client.list_tools(pair.now), Err(Misuse::NotConnected));
     pair.client.connect(pair.now).unwrap();
     assert_eq!(
         pair.client.connect(pair.now),
-        Err(Error::Misuse(Misuse::AlreadyConnecting))
+        Err(Misuse::AlreadyConnecting)
     );
 }
 
@@ -122,12 +117,8 @@ fn calls_in_flight_answered_in_reverse_bind_to_their_own_requests() {
     assert_eq!(pair.client.in_flight(), 2);
     pair.reply(&text_reply(id2, "2"));
     pair.reply(&text_reply(id1, "1"));
-    let Ok(Output::ToolResult(r1)) = pair.finished(first) else {
-        panic!()
-    };
-    let Ok(Output::ToolResult(r2)) = pair.finished(second) else {
-        panic!()
-    };
+    let r1 = pair.finished(first).unwrap();
+    let r2 = pair.finished(second).unwrap();
     assert_eq!((r1.text().as_str(), r2.text().as_str()), ("1", "2"));
 }
 
@@ -171,7 +162,7 @@ fn only_the_exact_id_answers_a_request() {
         assert!(pair.client.is_failed());
         assert_eq!(
             pair.client.list_tools(pair.now),
-            Err(Error::Misuse(Misuse::ConnectionFailed))
+            Err(Misuse::ConnectionFailed)
         );
     }
 }
@@ -219,9 +210,7 @@ fn a_deadline_fails_the_call_cancels_it_and_its_late_answer_binds_to_nothing() {
     );
     pair.events.clear();
     pair.reply(&text_reply(id2, "2"));
-    let Ok(Output::ToolResult(r)) = pair.finished(next) else {
-        panic!()
-    };
+    let r = pair.finished(next).unwrap();
     assert_eq!(r.text(), "2");
 }
 
@@ -311,7 +300,7 @@ fn a_malformed_or_oversized_frame_fails_everything_in_flight() {
     pair.reply("calling tool now");
     assert!(matches!(pair.finished(op), Err(Error::Malformed(_))));
 
-    let mut config = Pair::config(ProtocolChoice::Legacy, &[]);
+    let mut config = Pair::config(ProtocolChoice::Stateful, &[]);
     config.limits = mcp_sansio::Limits::teaching();
     let mut pair = Pair::new(config);
     let op = pair.client.connect(pair.now).unwrap();
@@ -343,10 +332,7 @@ fn cancelling_ends_the_operation_and_tells_the_server() {
     pair.drain();
     assert_eq!(pair.finished(op), Err(Error::Cancelled));
     assert_eq!(pair.last_sent()["params"]["requestId"], id);
-    assert_eq!(
-        pair.client.cancel(op),
-        Err(Error::Misuse(Misuse::UnknownOperation))
-    );
+    assert_eq!(pair.client.cancel(op), Err(Misuse::UnknownOperation));
 }
 
 #[test]
@@ -356,9 +342,7 @@ fn tool_errors_and_rpc_errors_stay_apart() {
     pair.reply(&format!(
         r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"too long"}}],"isError":true}}}}"#
     ));
-    let Ok(Output::ToolResult(r)) = pair.finished(op) else {
-        panic!()
-    };
+    let r = pair.finished(op).unwrap();
     assert!(r.is_error);
     assert_eq!(r.text(), "too long");
 
@@ -379,9 +363,7 @@ fn results_are_typed_block_by_block() {
     pair.reply(&format!(
         r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"a"}},{{"type":"image","data":"AA==","mimeType":"image/png"}},{{"type":"audio","data":"AA==","mimeType":"audio/wav"}},{{"type":"resource_link","uri":"file:///a","name":"a"}},{{"type":"resource","resource":{{"uri":"file:///b","text":"b"}}}},{{"type":"hologram","x":1}},{{"type":"text","text":"z"}}],"structuredContent":{{"n":1}}}}}}"#
     ));
-    let Ok(Output::ToolResult(r)) = pair.finished(op) else {
-        panic!("{:?}", pair.events)
-    };
+    let r = pair.finished(op).unwrap();
     assert_eq!(r.content.len(), 7);
     assert!(
         matches!(&r.content[1], ContentBlock::Image { mime_type, .. } if mime_type == "image/png")
@@ -436,9 +418,7 @@ fn a_tool_written_back_as_json_keeps_every_member_it_was_listed_with() {
     pair.drain();
     let listed = r#"{"name":"t","title":"T","description":"say \"hi\"\nthen stop","inputSchema":{"type":"object","properties":{"x":{"type":"number"}}},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}"#;
     pair.reply(&page(pair.last_id(), &format!("[{listed}]"), None));
-    let Ok(Output::Tools(catalog)) = pair.finished(op) else {
-        panic!("{:?}", pair.events)
-    };
+    let catalog = pair.finished(op).unwrap();
     assert_eq!(catalog.tools()[0].to_json(), listed);
 }
 
@@ -454,9 +434,7 @@ fn pagination_follows_cursors_and_refuses_repeats_and_endless_lists() {
         }
         pair.reply(&page(id, &tool(&format!("t{i}")), cursor));
     }
-    let Ok(Output::Tools(catalog)) = pair.finished(op) else {
-        panic!("{:?}", pair.events)
-    };
+    let catalog = pair.finished(op).unwrap();
     assert_eq!(catalog.tools().len(), 3);
 
     let op = pair.client.list_tools(pair.now).unwrap();
@@ -487,9 +465,9 @@ fn an_empty_cursor_ends_a_legacy_listing_but_not_a_modern_one() {
     let op = pair.client.list_tools(pair.now).unwrap();
     pair.drain();
     pair.reply(&page(pair.last_id(), &tool("a"), Some("")));
-    assert!(matches!(pair.finished(op), Ok(Output::Tools(_))));
+    pair.finished(op).unwrap();
 
-    let mut pair = Pair::new(Pair::config(ProtocolChoice::Modern, &[]));
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Stateless, &[]));
     let op = pair.client.connect(pair.now).unwrap();
     pair.drain();
     pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#);
@@ -500,9 +478,7 @@ fn an_empty_cursor_ends_a_legacy_listing_but_not_a_modern_one() {
     assert!(!pair.has_finished(op), "\"\" is a cursor in 2026-07-28");
     assert_eq!(pair.last_sent()["params"]["cursor"], "");
     pair.reply(&page(pair.last_id(), &tool("b"), None));
-    let Ok(Output::Tools(catalog)) = pair.finished(op) else {
-        panic!()
-    };
+    let catalog = pair.finished(op).unwrap();
     assert_eq!(catalog.tools().len(), 2);
 }
 
@@ -526,7 +502,7 @@ fn catalogs_are_bounded_and_validated_by_policy() {
         "a refused listing leaves no catalog"
     );
 
-    let mut config = Pair::config(ProtocolChoice::Legacy, &[]);
+    let mut config = Pair::config(ProtocolChoice::Stateful, &[]);
     config.catalog_policy = CatalogPolicy::Quarantine;
     config.limits.tools_per_catalog = 2;
     let mut pair = Pair::new(config);
@@ -537,9 +513,7 @@ fn catalogs_are_bounded_and_validated_by_policy() {
     let op = pair.client.list_tools(pair.now).unwrap();
     pair.drain();
     pair.reply(&page(pair.last_id(), bad, None));
-    let Ok(Output::Tools(catalog)) = pair.finished(op) else {
-        panic!()
-    };
+    let catalog = pair.finished(op).unwrap();
     assert_eq!(catalog.tools().len(), 1);
     assert_eq!(
         catalog.quarantined()[0].reason,
@@ -567,9 +541,7 @@ fn resources_and_prompts_are_listed_read_and_expanded() {
         r#"{{"jsonrpc":"2.0","id":{},"result":{{"resources":[{{"uri":"file:///r","name":"r","mimeType":"text/plain"}}]}}}}"#,
         pair.last_id()
     ));
-    let Ok(Output::Resources(list)) = pair.finished(op) else {
-        panic!("{:?}", pair.events)
-    };
+    let list = pair.finished(op).unwrap();
     assert_eq!(list[0].uri, "file:///r");
 
     let op = pair.client.read_resource("file:///r", pair.now).unwrap();
@@ -579,9 +551,7 @@ fn resources_and_prompts_are_listed_read_and_expanded() {
         r#"{{"jsonrpc":"2.0","id":{},"result":{{"contents":[{{"uri":"file:///r","blob":"AAEC"}}]}}}}"#,
         pair.last_id()
     ));
-    let Ok(Output::ResourceContents(contents)) = pair.finished(op) else {
-        panic!()
-    };
+    let contents = pair.finished(op).unwrap();
     assert_eq!(contents[0].body, ResourceBody::Blob("AAEC".into()));
 
     let op = pair.client.list_prompts(pair.now).unwrap();
@@ -590,9 +560,7 @@ fn resources_and_prompts_are_listed_read_and_expanded() {
         r#"{{"jsonrpc":"2.0","id":{},"result":{{"prompts":[{{"name":"review","arguments":[{{"name":"code","required":true}}]}}]}}}}"#,
         pair.last_id()
     ));
-    let Ok(Output::Prompts(prompts)) = pair.finished(op) else {
-        panic!()
-    };
+    let prompts = pair.finished(op).unwrap();
     assert!(prompts[0].arguments[0].required);
 
     let op = pair
@@ -608,15 +576,13 @@ fn resources_and_prompts_are_listed_read_and_expanded() {
         r#"{{"jsonrpc":"2.0","id":{},"result":{{"messages":[{{"role":"user","content":{{"type":"text","text":"Review it"}}}}]}}}}"#,
         pair.last_id()
     ));
-    let Ok(Output::Prompt(prompt)) = pair.finished(op) else {
-        panic!()
-    };
+    let prompt = pair.finished(op).unwrap();
     assert_eq!(prompt.messages[0].role, "user");
 }
 
 #[test]
 fn requests_in_flight_are_bounded() {
-    let mut config = Pair::config(ProtocolChoice::Legacy, &["word_count"]);
+    let mut config = Pair::config(ProtocolChoice::Stateful, &["word_count"]);
     config.limits.requests_in_flight = 2;
     let mut pair = Pair::new(config);
     let op = pair.client.connect(pair.now).unwrap();
@@ -630,7 +596,7 @@ fn requests_in_flight_are_bounded() {
     assert_eq!(
         pair.client
             .call_tool("word_count", &mcp_sansio::RawObject::empty(), pair.now),
-        Err(Error::Misuse(Misuse::TooManyInFlight { limit: 2 }))
+        Err(Misuse::TooManyInFlight { limit: 2 })
     );
     pair.drain();
     assert_eq!(pair.sent.len(), sent);
@@ -675,7 +641,7 @@ fn notifications_become_typed_events() {
 
 #[test]
 fn a_request_from_a_stateless_server_breaks_the_protocol() {
-    let mut pair = Pair::new(Pair::config(ProtocolChoice::Modern, &[]));
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Stateless, &[]));
     let op = pair.client.connect(pair.now).unwrap();
     pair.drain();
     pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#);

@@ -1,28 +1,22 @@
-//! Model-based test of the session: random interleavings of calls, answers (whole or cut),
+//! Model-based test of the session: random scenarios of calls, answers (whole or cut),
 //! repeated and stranger answers, notifications, pings, cancels and clock ticks, checked
-//! after every step by `mcp_sansio::fuzzing::run_session`: every request ends exactly once,
-//! no answer binds to another request, late answers never become results, no operation
-//! outlives its deadline, and the notification cap holds.
+//! after every step by `mcp_sansio::fuzzing::run_session`: a call is refused exactly when it
+//! must be, every request ends exactly once, no answer binds to another request, late
+//! answers never become results, no operation outlives its deadline, and the notification
+//! cap holds. Scenarios are the fuzz target's own type, drawn from bytes by `arbitrary`.
 
-use mcp_sansio::fuzzing::{run_session, Step};
+use mcp_sansio::fuzzing::{run_session, Scenario, Step, MAX_STEPS};
 use proptest::prelude::*;
 
-fn step() -> impl Strategy<Value = Step> {
-    prop_oneof![
-        4 => any::<u8>().prop_map(|tool| Step::Call { tool }),
-        4 => (any::<u8>(), 1u8..4).prop_map(|(pick, pieces)| Step::Answer { pick, pieces }),
-        1 => any::<u8>().prop_map(|pick| Step::AnswerAgain { pick }),
-        1 => Just(Step::AnswerStranger),
-        3 => (0u8..20).prop_map(|count| Step::Notify { count }),
-        1 => Just(Step::Ping),
-        3 => (0u16..3000).prop_map(|ms| Step::Tick { ms }),
-        1 => any::<u8>().prop_map(|pick| Step::Cancel { pick }),
-    ]
+/// Scenarios as the fuzz target draws them: from random bytes, through `arbitrary`.
+fn scenario() -> impl Strategy<Value = Scenario> {
+    prop::collection::vec(any::<u8>(), 0..MAX_STEPS * 4)
+        .prop_map(|bytes| Scenario::from_bytes(&bytes))
 }
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 256,
+        cases: 512,
         failure_persistence: Some(Box::new(
             proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/session_model.txt"),
         )),
@@ -30,19 +24,15 @@ proptest! {
     })]
 
     #[test]
-    fn the_request_table_keeps_its_invariants(steps in prop::collection::vec(step(), 0..120)) {
-        run_session(&steps);
+    fn the_request_table_keeps_its_invariants(scenario in scenario()) {
+        run_session(&scenario.steps);
     }
 
-    /// Without stranger or repeated answers the connection never fails, so the long runs
-    /// exercise deadlines, late answers and the cap rather than ending early.
+    /// Without stranger or repeated answers the connection never fails: long runs exercise
+    /// deadlines, late answers, the cap and the in-flight limit rather than ending early.
     #[test]
-    fn well_behaved_runs_keep_their_invariants(
-        steps in prop::collection::vec(
-            step().prop_filter("no connection-breaking step", |s| !matches!(s, Step::AnswerAgain { .. } | Step::AnswerStranger)),
-            0..200,
-        )
-    ) {
-        run_session(&steps);
+    fn well_behaved_runs_never_fail_the_connection(scenario in scenario()) {
+        let steps: Vec<Step> = scenario.steps.into_iter().filter(|s| !s.breaks_the_protocol()).collect();
+        prop_assert!(!run_session(&steps), "a well-behaved server failed the connection");
     }
 }

@@ -49,14 +49,14 @@ enum Client {
 impl Client {
     const ALL: [Client; 4] = [
         Client::Ours(ProtocolChoice::Auto),
-        Client::Ours(ProtocolChoice::Legacy),
+        Client::Ours(ProtocolChoice::Stateful),
         Client::Rmcp,
         Client::Python,
     ];
 
     fn name(self) -> &'static str {
         match self {
-            Client::Ours(ProtocolChoice::Legacy) => "mcp-sansio (legacy)",
+            Client::Ours(ProtocolChoice::Stateful) => "mcp-sansio (legacy)",
             Client::Ours(_) => "mcp-sansio (auto)",
             Client::Rmcp => "rmcp 3.11",
             Client::Python => "plain Python",

@@ -1,5 +1,8 @@
-//! Sequences of calls, answers cut anywhere, stray answers, notifications, cancels and clock
-//! ticks against a connected client, checked against a model; the body lives in the library.
+//! Scenarios of calls, answers cut anywhere, stray answers, notifications, cancels and clock
+//! ticks against a connected client, checked against a model; the body lives in the library
+//! and the input is a structured `Scenario`, drawn by `arbitrary`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp_sansio::fuzzing::client_session(data));
+libfuzzer_sys::fuzz_target!(|scenario: mcp_sansio::fuzzing::Scenario| {
+    mcp_sansio::fuzzing::run_session(&scenario.steps);
+});

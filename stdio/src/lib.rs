@@ -39,8 +39,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::{
-    CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, Misuse, OpId,
-    Output, RawObject,
+    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, Misuse, Op,
+    RawObject,
 };
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::process::{kill_process_group, Pid, Signal};
@@ -142,6 +142,11 @@ impl ServerCommand {
 }
 
 /// What went wrong, by who is at fault.
+///
+/// Each error says its own part in `Display` and leaves the cause to
+/// [`source`](std::error::Error::source), so that printing the chain shows every part once:
+/// `the server could not be started: No such file or directory (os error 2)`.
+/// [`StdioError::Mcp`] is transparent: it reads as the core's error.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum StdioError {
@@ -158,8 +163,8 @@ pub enum StdioError {
 impl fmt::Display for StdioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StdioError::Spawn(e) => write!(f, "the server could not be started: {e}"),
-            StdioError::Io(e) => write!(f, "the server's pipes failed: {e}"),
+            StdioError::Spawn(_) => f.write_str("the server could not be started"),
+            StdioError::Io(_) => f.write_str("the server's pipes failed"),
             StdioError::Mcp(e) => e.fmt(f),
             StdioError::Stopped => f.write_str("the application stopped waiting for the server"),
         }
@@ -170,7 +175,8 @@ impl std::error::Error for StdioError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             StdioError::Spawn(e) | StdioError::Io(e) => Some(e),
-            StdioError::Mcp(e) => Some(e),
+            // Transparent: the core's error is this error, not its cause.
+            StdioError::Mcp(e) => std::error::Error::source(e),
             StdioError::Stopped => None,
         }
     }
@@ -179,6 +185,12 @@ impl std::error::Error for StdioError {
 impl From<Error> for StdioError {
     fn from(e: Error) -> Self {
         StdioError::Mcp(e)
+    }
+}
+
+impl From<Misuse> for StdioError {
+    fn from(e: Misuse) -> Self {
+        StdioError::Mcp(e.into())
     }
 }
 
@@ -282,8 +294,7 @@ impl StdioClient {
 
     /// Now, on the clock the client runs on (milliseconds since the server was started).
     pub fn now(&self) -> Instant {
-        let millis = self.origin.elapsed().as_millis();
-        Instant::from_millis(u64::try_from(millis).unwrap_or(u64::MAX))
+        Instant::from_std(self.origin, std::time::Instant::now())
     }
 
     /// Makes every wait end with [`StdioError::Stopped`] once `flag` is set, for example by
@@ -305,10 +316,7 @@ impl StdioClient {
     /// Whatever ended the handshake: see [`mcp_sansio::Error`].
     pub fn connect(&mut self) -> Result<Connected, StdioError> {
         let op = self.client.connect(self.now())?;
-        match self.run(op)? {
-            Output::Connected(connected) => Ok(*connected),
-            other => Err(unexpected(&other)),
-        }
+        self.run(op)
     }
 
     /// Lists the server's tools, all pages; the catalog also becomes the client's.
@@ -317,10 +325,7 @@ impl StdioClient {
     /// Whatever ended the listing.
     pub fn list_tools(&mut self) -> Result<Catalog, StdioError> {
         let op = self.client.list_tools(self.now())?;
-        match self.run(op)? {
-            Output::Tools(catalog) => Ok(catalog),
-            other => Err(unexpected(&other)),
-        }
+        self.run(op)
     }
 
     /// Calls a tool that is allowed and advertised; anything else is refused before a byte
@@ -334,19 +339,16 @@ impl StdioClient {
         arguments: &RawObject,
     ) -> Result<CallToolResult, StdioError> {
         let op = self.client.call_tool(name, arguments, self.now())?;
-        match self.run(op)? {
-            Output::ToolResult(result) => Ok(result),
-            other => Err(unexpected(&other)),
-        }
+        self.run(op)
     }
 
-    /// Drives the pipes until operation `op` ends, and returns how it ended. Waits never
+    /// Drives the pipes until operation `op` ends, and returns what it produced. Waits never
     /// pass the client's next deadline, so the operation ends by its deadline at the latest.
     ///
     /// # Errors
     /// [`StdioError::Mcp`] with the operation's error; [`StdioError::Io`] if the pipes fail
     /// here; [`StdioError::Stopped`] once the [`stop_when`](Self::stop_when) flag is set.
-    pub fn run(&mut self, op: OpId) -> Result<Output, StdioError> {
+    pub fn run<T: Awaited>(&mut self, op: Op<T>) -> Result<T, StdioError> {
         loop {
             if self
                 .stop
@@ -359,14 +361,19 @@ impl StdioClient {
                 self.events.push(event);
             }
             // The operation may have ended while another was awaited.
-            let ended = self
-                .events
-                .iter()
-                .position(|e| matches!(e, Event::Finished { op: done, .. } if *done == op));
-            if let Some(at) = ended {
-                if let Event::Finished { outcome, .. } = self.events.remove(at) {
-                    return outcome.map_err(StdioError::Mcp);
+            let mut ended = None;
+            for event in std::mem::take(&mut self.events) {
+                let taken = match ended {
+                    None => op.finished(event),
+                    Some(_) => Err(event),
+                };
+                match taken {
+                    Ok(outcome) => ended = Some(outcome),
+                    Err(other) => self.events.push(other),
                 }
+            }
+            if let Some(outcome) = ended {
+                return outcome.map_err(StdioError::Mcp);
             }
             if !self.client.is_pending(op) {
                 // Never started, or its end was taken already: nothing can end it now.
@@ -383,10 +390,8 @@ impl StdioClient {
     /// Any I/O can end `op` (a failed write closes the connection), so the wait is decided
     /// only after it, from the client's state then; a pending operation always has a
     /// deadline, and without one this returns at once instead of waiting.
-    fn exchange(&mut self, op: OpId) -> Result<(), StdioError> {
-        while let Some(frame) = self.client.poll_transmit() {
-            self.outgoing.extend_from_slice(&frame);
-        }
+    fn exchange<T>(&mut self, op: Op<T>) -> Result<(), StdioError> {
+        while self.client.poll_transmit(&mut self.outgoing).is_some() {}
         self.flush()?;
         if !self.client.is_pending(op) {
             return Ok(());
@@ -564,10 +569,4 @@ impl Drop for StdioClient {
             let _ = self.shutdown(DEFAULT_GRACE);
         }
     }
-}
-
-fn unexpected(output: &Output) -> StdioError {
-    StdioError::Io(io::Error::other(format!(
-        "the operation produced {output:?}, not what was asked"
-    )))
 }

@@ -255,8 +255,8 @@ fn python_sdk_2_speaks_both_eras_through_the_library() {
     use ProtocolVersion::*;
     let peer = Peer::Python2;
     session(peer, ProtocolChoice::Auto, V2026_07_28);
-    session(peer, ProtocolChoice::Modern, V2026_07_28);
-    session(peer, ProtocolChoice::Legacy, V2025_11_25);
+    session(peer, ProtocolChoice::Stateless, V2026_07_28);
+    session(peer, ProtocolChoice::Stateful, V2025_11_25);
     session(peer, ProtocolChoice::Pinned(V2025_06_18), V2025_06_18);
 }
 
@@ -279,9 +279,9 @@ fn server_everything_speaks_the_handshake_and_is_refused_as_stateless() {
 fn legacy_only(peer: Peer) {
     use ProtocolVersion::*;
     session(peer, ProtocolChoice::Auto, V2025_11_25);
-    session(peer, ProtocolChoice::Legacy, V2025_11_25);
+    session(peer, ProtocolChoice::Stateful, V2025_11_25);
     session(peer, ProtocolChoice::Pinned(V2025_06_18), V2025_06_18);
-    refused_era(peer, ProtocolChoice::Modern);
+    refused_era(peer, ProtocolChoice::Stateless);
 }
 
 #[test]

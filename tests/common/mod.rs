@@ -10,7 +10,8 @@
 )]
 
 use mcp_sansio::{
-    Allowlist, Client, Config, Error, Event, Instant, OpId, Output, ProtocolChoice, RawObject,
+    Allowlist, Awaited, CallToolResult, Client, Config, Error, Event, Instant, Op, OpId,
+    ProtocolChoice, RawObject,
 };
 use serde_json::Value;
 
@@ -43,11 +44,14 @@ impl Pair {
 
     /// Applies the drain rule: every frame out, every event out.
     pub fn drain(&mut self) {
-        while let Some(frame) = self.client.poll_transmit() {
+        let mut frame = Vec::new();
+        while let Some(len) = self.client.poll_transmit(&mut frame) {
+            assert_eq!(len, frame.len());
             assert_eq!(frame.last(), Some(&b'\n'), "a frame must end in a newline");
             let text = String::from_utf8(frame[..frame.len() - 1].to_vec()).unwrap();
             assert!(!text.contains('\n'), "a frame holds a raw newline");
             self.sent.push(text);
+            frame.clear();
         }
         while let Some(event) = self.client.poll_event() {
             self.events.push(event);
@@ -93,8 +97,18 @@ impl Pair {
             .expect("the last frame is not a request")
     }
 
-    /// Takes the event that ended `op`; panics unless there is exactly one.
-    pub fn finished(&mut self, op: OpId) -> Result<Output, Error> {
+    /// Takes the event that ended `op`, typed; panics unless there is exactly one.
+    pub fn finished<T: Awaited>(&mut self, op: Op<T>) -> Result<T, Error> {
+        let outcome = self.finished_any(op.id());
+        op.finished(Event::Finished {
+            op: op.id(),
+            outcome,
+        })
+        .expect("the operation's own end")
+    }
+
+    /// Takes the event that ended `op`, untyped; panics unless there is exactly one.
+    pub fn finished_any(&mut self, op: OpId) -> Result<mcp_sansio::Output, Error> {
         let at: Vec<usize> = self
             .events
             .iter()
@@ -116,7 +130,8 @@ impl Pair {
     }
 
     /// Whether `op` has ended yet.
-    pub fn has_finished(&self, op: OpId) -> bool {
+    pub fn has_finished(&self, op: impl Into<OpId>) -> bool {
+        let op = op.into();
         self.events
             .iter()
             .any(|e| matches!(e, Event::Finished { op: o, .. } if *o == op))
@@ -135,7 +150,7 @@ impl Pair {
         pair.reply(&format!(
             r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-06-18","capabilities":{capabilities},"serverInfo":{{"name":"teaching","version":"1"}}}}}}"#
         ));
-        assert!(matches!(pair.finished(op), Ok(Output::Connected(_))));
+        pair.finished(op).unwrap();
         pair.sent.clear();
         pair
     }
@@ -148,12 +163,12 @@ impl Pair {
         self.reply(&format!(
             r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":{tools}}}}}"#
         ));
-        assert!(matches!(self.finished(op), Ok(Output::Tools(_))));
+        self.finished(op).unwrap();
         self.sent.clear();
     }
 
     /// Calls `name` with `args`, returning the op and the request id written.
-    pub fn call(&mut self, name: &str, args: &str) -> (OpId, i64) {
+    pub fn call(&mut self, name: &str, args: &str) -> (Op<CallToolResult>, i64) {
         let args = RawObject::parse(args, &mcp_sansio::Limits::default()).unwrap();
         let op = self.client.call_tool(name, &args, self.now).unwrap();
         self.drain();

@@ -97,8 +97,8 @@ fn parse_frame_limit(s: &str) -> Result<usize, String> {
 fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
     match s {
         "auto" => Ok(ProtocolChoice::Auto),
-        "legacy" => Ok(ProtocolChoice::Legacy),
-        "modern" => Ok(ProtocolChoice::Modern),
+        "legacy" => Ok(ProtocolChoice::Stateful),
+        "modern" => Ok(ProtocolChoice::Stateless),
         date => ProtocolVersion::parse(date)
             .map(ProtocolChoice::Pinned)
             .ok_or_else(|| {
@@ -164,12 +164,24 @@ impl Failure {
             // Reported by `main` as the signal it was.
             _ => Self::SERVER_GONE,
         };
-        let mut message = format!("{doing}: {error}");
+        let mut message = format!("{doing}: {}", chain(error));
         if code == Self::SERVER_GONE && *stderr == StderrMode::Discard {
             message.push_str(" (the server's stderr was discarded; --stderr inherit shows it)");
         }
         Failure::new(code, message)
     }
+}
+
+/// An error and its causes, one after the other: `what failed: why`.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 fn main() -> ExitCode {
@@ -249,11 +261,7 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         }
         Some(name) => {
             let arguments = RawObject::parse(cli.args.as_deref().unwrap_or("{}"), &limits)
-                .map_err(|e| {
-                    let why = match e {
-                        Error::Misuse(misuse) => misuse.to_string(),
-                        other => other.to_string(),
-                    };
+                .map_err(|why| {
                     Failure::new(
                         Failure::USAGE,
                         format!("--args is not a JSON object: {why}"),
@@ -282,9 +290,9 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         command = command.env(key, value);
     }
     let mut server = StdioClient::spawn(&command, config).map_err(|e| {
-        let why = match e {
+        let why = match &e {
             StdioError::Spawn(io) => io.to_string(),
-            other => other.to_string(),
+            other => chain(other),
         };
         Failure::new(
             Failure::SERVER_GONE,

@@ -4,25 +4,13 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use crate::error::ProtocolViolation;
-use crate::OpId;
-use crate::RequestId;
-
-/// A request waiting for its answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct InFlight {
-    /// The operation it belongs to.
-    pub(crate) op: OpId,
-    /// Its method.
-    pub(crate) method: &'static str,
-    /// Messages other than its answer that arrived since it was sent.
-    pub(crate) messages: usize,
-}
+use crate::id::RequestId;
 
 /// What a response's id binds to.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Bound {
+pub(crate) enum Bound<T> {
     /// The request it answers, now removed from the table.
-    Answer(InFlight),
+    Answer(T),
     /// A request abandoned earlier (at its deadline, or cancelled); `report` says whether
     /// the application wants to hear about it.
     Late { report: bool },
@@ -30,7 +18,18 @@ pub(crate) enum Bound {
     Nothing(ProtocolViolation),
 }
 
-/// Requests in flight, keyed by the integer ids this client sends.
+/// A request in flight: what it carries, and how many messages that were not its answer
+/// arrived since it was sent.
+#[derive(Debug)]
+struct Entry<T> {
+    id: i64,
+    messages: usize,
+    value: T,
+}
+
+/// Requests in flight, keyed by the integer ids this client sends, each bound to what the
+/// caller keeps with it (the client keeps the operation itself there: one table, no second
+/// one pointing back).
 ///
 /// Ids come from a counter starting at 1, so an integer id below the counter that is
 /// neither in flight nor remembered as abandoned was already answered, and anything else
@@ -38,15 +37,15 @@ pub(crate) enum Bound {
 /// and at most `remember` of them are kept: a late answer to an older one counts as a
 /// duplicate answer.
 #[derive(Debug)]
-pub(crate) struct Requests {
+pub(crate) struct Requests<T> {
     next: i64,
     /// Few at a time (at most `Limits::requests_in_flight`): a vector searched in order.
-    in_flight: Vec<(i64, InFlight)>,
+    in_flight: Vec<Entry<T>>,
     abandoned: VecDeque<(i64, bool)>,
     remember: usize,
 }
 
-impl Requests {
+impl<T> Requests<T> {
     pub(crate) fn new(remember: usize) -> Self {
         Requests {
             next: 1,
@@ -62,15 +61,12 @@ impl Requests {
     }
 
     /// Records a request sent with the id [`next_id`](Self::next_id) gave.
-    pub(crate) fn insert(&mut self, id: i64, op: OpId, method: &'static str) {
-        self.in_flight.push((
+    pub(crate) fn insert(&mut self, id: i64, value: T) {
+        self.in_flight.push(Entry {
             id,
-            InFlight {
-                op,
-                method,
-                messages: 0,
-            },
-        ));
+            messages: 0,
+            value,
+        });
         self.next = id.saturating_add(1);
     }
 
@@ -78,8 +74,13 @@ impl Requests {
         self.in_flight.len()
     }
 
+    /// The requests in flight, oldest first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (i64, &T)> {
+        self.in_flight.iter().map(|e| (e.id, &e.value))
+    }
+
     /// Binds a response's id, exactly: the integer `n` only ever answers request `n`.
-    pub(crate) fn bind(&mut self, id: &RequestId) -> Bound {
+    pub(crate) fn bind(&mut self, id: &RequestId) -> Bound<T> {
         let Some(n) = id.as_i64() else {
             return Bound::Nothing(ProtocolViolation::UnknownResponseId { id: id.clone() });
         };
@@ -98,8 +99,8 @@ impl Requests {
     }
 
     /// Stops waiting for request `id`; a late answer will be recognised (and reported if
-    /// `report`). Returns the request if it was in flight.
-    pub(crate) fn abandon(&mut self, id: i64, report: bool) -> Option<InFlight> {
+    /// `report`). Returns what the request carried, if it was in flight.
+    pub(crate) fn abandon(&mut self, id: i64, report: bool) -> Option<T> {
         let request = self.take(id)?;
         if self.remember > 0 {
             if self.abandoned.len() >= self.remember {
@@ -111,28 +112,29 @@ impl Requests {
     }
 
     /// Removes request `id` from the table, if it is in flight.
-    fn take(&mut self, id: i64) -> Option<InFlight> {
-        let at = self.in_flight.iter().position(|(n, _)| *n == id)?;
-        Some(self.in_flight.remove(at).1)
+    fn take(&mut self, id: i64) -> Option<T> {
+        let at = self.in_flight.iter().position(|e| e.id == id)?;
+        Some(self.in_flight.remove(at).value)
     }
 
     /// Counts one message that is not an answer against every waiting request, and returns
     /// the ids of those that now have more than `cap`.
     pub(crate) fn count_message(&mut self, cap: usize) -> Vec<i64> {
         let mut over = Vec::new();
-        for (id, request) in &mut self.in_flight {
-            request.messages += 1;
-            if request.messages > cap {
-                over.push(*id);
+        for entry in &mut self.in_flight {
+            entry.messages += 1;
+            if entry.messages > cap {
+                over.push(entry.id);
             }
         }
         over
     }
 
-    /// Forgets everything in flight (the connection is gone).
-    pub(crate) fn clear(&mut self) {
-        self.in_flight.clear();
+    /// Forgets everything (the connection is gone), giving back what was in flight, oldest
+    /// first.
+    pub(crate) fn clear(&mut self) -> Vec<T> {
         self.abandoned.clear();
+        self.in_flight.drain(..).map(|e| e.value).collect()
     }
 }
 
@@ -140,11 +142,11 @@ impl Requests {
 mod tests {
     use super::*;
 
-    fn table() -> Requests {
+    fn table() -> Requests<&'static str> {
         let mut t = Requests::new(2);
-        for _ in 0..3 {
+        for name in ["first", "second", "third"] {
             let id = t.next_id().unwrap();
-            t.insert(id, OpId(id as u64), "tools/call");
+            t.insert(id, name);
         }
         t
     }
@@ -152,7 +154,7 @@ mod tests {
     #[test]
     fn binds_exactly_and_only_once() {
         let mut t = table();
-        assert!(matches!(t.bind(&RequestId::from(2)), Bound::Answer(r) if r.op == OpId(2)));
+        assert_eq!(t.bind(&RequestId::from(2)), Bound::Answer("second"));
         assert_eq!(
             t.bind(&RequestId::from(2)),
             Bound::Nothing(ProtocolViolation::DuplicateResponse {
@@ -195,9 +197,9 @@ mod tests {
     #[test]
     fn the_cap_counts_per_request() {
         let mut t = Requests::new(4);
-        t.insert(1, OpId(1), "a");
+        t.insert(1, "a");
         assert!(t.count_message(1).is_empty());
-        t.insert(2, OpId(2), "b");
+        t.insert(2, "b");
         assert_eq!(t.count_message(1), [1]);
         assert_eq!(t.count_message(2), [1], "request 2 has seen only two");
     }

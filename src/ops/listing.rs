@@ -5,51 +5,16 @@ use alloc::collections::BTreeSet;
 use alloc::{string::String, vec::Vec};
 
 use crate::catalog::{CatalogBuilder, CatalogPolicy};
-use crate::client::Output;
-use crate::content::{CacheHint, Prompt, Resource, ServerCapabilities};
 use crate::error::{Error, ProtocolViolation};
+use crate::event::Output;
+use crate::json::view::{JsonRef, Object};
+use crate::method::ListKind;
+use crate::results::{Prompt, Resource};
+use crate::server::CacheHint;
 use crate::version::Era;
-use crate::view::{JsonRef, Object};
 use crate::Limits;
 
-/// What a listing lists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ListKind {
-    /// Tools.
-    Tools,
-    /// Resources.
-    Resources,
-    /// Prompts.
-    Prompts,
-}
-
-impl ListKind {
-    /// The listing's method, such as `tools/list`.
-    pub fn method(self) -> &'static str {
-        match self {
-            ListKind::Tools => "tools/list",
-            ListKind::Resources => "resources/list",
-            ListKind::Prompts => "prompts/list",
-        }
-    }
-
-    /// The server capability the listing needs.
-    pub fn capability(self) -> &'static str {
-        match self {
-            ListKind::Tools => "tools",
-            ListKind::Resources => "resources",
-            ListKind::Prompts => "prompts",
-        }
-    }
-
-    pub(crate) fn offered(self, capabilities: &ServerCapabilities) -> bool {
-        match self {
-            ListKind::Tools => capabilities.tools,
-            ListKind::Resources => capabilities.resources,
-            ListKind::Prompts => capabilities.prompts,
-        }
-    }
-}
+use super::{Context, Machine, Next, Step};
 
 #[derive(Debug)]
 enum Collected {
@@ -58,27 +23,28 @@ enum Collected {
     Prompts(Vec<Prompt>),
 }
 
-/// What a page says comes next.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Page {
-    /// Ask for the page at this cursor.
-    Next(String),
-    /// That was the last page.
-    Done,
-}
-
 /// One listing in progress, across its pages.
 #[derive(Debug)]
 pub(crate) struct Listing {
     kind: ListKind,
+    /// The session's era, which decides what an empty cursor means.
+    era: Era,
     pages: usize,
     cursors: BTreeSet<String>,
     collected: Collected,
     cache: Option<CacheHint>,
 }
 
+/// What a page says comes next.
+enum Page {
+    /// Ask for the page at this cursor.
+    Next(String),
+    /// That was the last page.
+    Done,
+}
+
 impl Listing {
-    pub(crate) fn new(kind: ListKind, policy: CatalogPolicy) -> Self {
+    pub(crate) fn new(kind: ListKind, policy: CatalogPolicy, era: Era) -> Self {
         let collected = match kind {
             ListKind::Tools => Collected::Tools(CatalogBuilder::new(policy)),
             ListKind::Resources => Collected::Resources(Vec::new()),
@@ -86,6 +52,7 @@ impl Listing {
         };
         Listing {
             kind,
+            era,
             pages: 0,
             cursors: BTreeSet::new(),
             collected,
@@ -93,17 +60,8 @@ impl Listing {
         }
     }
 
-    pub(crate) fn kind(&self) -> ListKind {
-        self.kind
-    }
-
     /// Takes one page. In 2026-07-28 an empty cursor is a cursor; before it, the end.
-    pub(crate) fn page(
-        &mut self,
-        result: &Object<'_>,
-        era: Era,
-        limits: &Limits,
-    ) -> Result<Page, Error> {
+    fn page(&mut self, result: &Object<'_>, limits: &Limits) -> Result<Page, Error> {
         let method = self.kind.method();
         let invalid =
             |problem| Error::Protocol(ProtocolViolation::InvalidResult { method, problem });
@@ -145,7 +103,7 @@ impl Listing {
                 .as_str()
                 .ok_or_else(|| invalid("nextCursor is not a string"))?,
         };
-        if cursor.is_empty() && era == Era::Legacy {
+        if cursor.is_empty() && self.era == Era::Stateful {
             return Ok(Page::Done);
         }
         if !self.cursors.insert(String::from(cursor.as_ref())) {
@@ -160,11 +118,26 @@ impl Listing {
         Ok(Page::Next(String::from(cursor)))
     }
 
-    pub(crate) fn finish(self) -> Output {
-        match self.collected {
-            Collected::Tools(builder) => Output::Tools(builder.finish(self.cache)),
-            Collected::Resources(list) => Output::Resources(list),
-            Collected::Prompts(list) => Output::Prompts(list),
+    /// Everything collected, as the listing's output; the listing is empty afterwards.
+    fn take(&mut self) -> Output {
+        let empty = Collected::Resources(Vec::new());
+        match core::mem::replace(&mut self.collected, empty) {
+            Collected::Tools(builder) => Output::ListTools(builder.finish(self.cache)),
+            Collected::Resources(list) => Output::ListResources(list),
+            Collected::Prompts(list) => Output::ListPrompts(list),
+        }
+    }
+}
+
+impl Machine for Listing {
+    fn on_result(&mut self, result: &Object<'_>, ctx: &Context<'_>) -> Step {
+        match self.page(result, ctx.limits) {
+            Err(error) => Step::Fail(error),
+            Ok(Page::Next(cursor)) => Step::Send(Next::Page {
+                kind: self.kind,
+                cursor,
+            }),
+            Ok(Page::Done) => Step::Done(self.take()),
         }
     }
 }

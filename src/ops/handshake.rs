@@ -1,21 +1,26 @@
-//! The handshake: `server/discover` for 2026-07-28, `initialize` for the legacy revisions,
-//! and the probe that chooses between them.
+//! The handshake, as one machine: `server/discover` for 2026-07-28, `initialize` for the
+//! stateful revisions, and the probe that chooses between them. Everything the handshake
+//! decides is here; the client only learns the [`Connected`] it ends with.
 
-use alloc::{string::String, vec::Vec};
+use alloc::{boxed::Box, string::String, vec::Vec};
+use core::time::Duration;
 
-use crate::content::{CacheHint, Connected, Implementation, ServerCapabilities};
 use crate::error::{Error, Incompatible, ProtocolViolation};
-use crate::id::ErrorCode;
-use crate::json::write_string;
-use crate::message::RpcError;
+use crate::event::Output;
+use crate::json::view::{JsonRef, Object};
+use crate::json::write::write_string;
+use crate::rpc_error::{ErrorCode, RpcError};
+use crate::server::{CacheHint, Connected, Implementation, ServerCapabilities};
 use crate::time::Instant;
 use crate::version::{Era, ProtocolChoice, ProtocolVersion};
-use crate::view::{JsonRef, Object};
+
+use super::{Context, Machine, Next, Step};
 
 /// Where the handshake stands.
 #[derive(Debug)]
 pub(crate) enum Handshake {
-    /// Auto mode: `server/discover` sent as a probe; silence until `until` means legacy.
+    /// Auto mode: `server/discover` sent as a probe; silence until `until` means a stateful
+    /// server.
     Probe {
         until: Instant,
         version: ProtocolVersion,
@@ -26,9 +31,138 @@ pub(crate) enum Handshake {
     Initialize { offered: ProtocolVersion },
 }
 
-/// What to do after the server named the versions it supports.
+impl Handshake {
+    /// The handshake `choice` calls for, starting at `now`, and its first request. The
+    /// probe waits `probe`, never more than half of `timeout`, so the fallback always has
+    /// time.
+    pub(crate) fn start(
+        choice: ProtocolChoice,
+        probe: Duration,
+        timeout: Duration,
+        now: Instant,
+    ) -> (Handshake, Next) {
+        let stateless = ProtocolVersion::V2026_07_28;
+        match choice {
+            ProtocolChoice::Auto => {
+                let until = now.saturating_add(probe.min(timeout / 2));
+                let state = Handshake::Probe {
+                    until,
+                    version: stateless,
+                };
+                (state, Next::Discover(stateless))
+            }
+            ProtocolChoice::Stateless => Handshake::Discover { version: stateless }.go(),
+            ProtocolChoice::Stateful => Handshake::Initialize {
+                offered: ProtocolVersion::V2025_11_25,
+            }
+            .go(),
+            ProtocolChoice::Pinned(version) => match version.era() {
+                Era::Stateless => Handshake::Discover { version }.go(),
+                Era::Stateful => Handshake::Initialize { offered: version }.go(),
+            },
+        }
+    }
+
+    /// This state and the request that opens it.
+    fn go(self) -> (Handshake, Next) {
+        let next = match self {
+            Handshake::Probe { version, .. } | Handshake::Discover { version } => {
+                Next::Discover(version)
+            }
+            Handshake::Initialize { offered } => Next::Initialize(offered),
+        };
+        (self, next)
+    }
+
+    /// Moves on to `attempt`.
+    fn retry(&mut self, attempt: Attempt) -> Step {
+        let (state, next) = match attempt {
+            Attempt::Discover(version) => Handshake::Discover { version }.go(),
+            Attempt::Initialize(offered) => Handshake::Initialize { offered }.go(),
+        };
+        *self = state;
+        Step::Send(next)
+    }
+
+    /// When the probe gives up, if probing.
+    pub(crate) fn probe_until(&self) -> Option<Instant> {
+        match self {
+            Handshake::Probe { until, .. } => Some(*until),
+            Handshake::Discover { .. } | Handshake::Initialize { .. } => None,
+        }
+    }
+
+    /// The probe got no answer by `now`: the server is stateful, and `initialize` follows
+    /// (if the choice accepts a stateful revision). `None` while the probe still waits.
+    pub(crate) fn probe_expired(&mut self, now: Instant, ctx: &Context<'_>) -> Option<Step> {
+        if self.probe_until().is_none_or(|until| until > now) {
+            return None;
+        }
+        Some(match ctx.choice.newest(Era::Stateful) {
+            Some(version) => self.retry(Attempt::Initialize(version)),
+            None => Step::Fail(Error::Timeout {
+                operation: "handshake",
+            }),
+        })
+    }
+}
+
+impl Machine for Handshake {
+    fn on_result(&mut self, result: &Object<'_>, ctx: &Context<'_>) -> Step {
+        let version = match *self {
+            Handshake::Initialize { .. } => {
+                return match read_initialize(result, ctx.choice) {
+                    Ok(connected) => connect(connected),
+                    Err(error) => Step::Fail(error),
+                };
+            }
+            Handshake::Probe { version, .. } | Handshake::Discover { version } => version,
+        };
+        let discovered = match read_discover(result) {
+            Ok(discovered) => discovered,
+            Err(error) => return Step::Fail(error),
+        };
+        if discovered.supported.iter().any(|s| s == version.as_str()) {
+            return connect(discovered.connected(version));
+        }
+        match choose(ctx.choice, &discovered.supported, version) {
+            Some(attempt) => self.retry(attempt),
+            None => Step::Fail(
+                Incompatible::NoCommonVersion {
+                    supported: discovered.supported,
+                }
+                .into(),
+            ),
+        }
+    }
+
+    fn on_error(&mut self, error: RpcError, ctx: &Context<'_>) -> Step {
+        let (probing, tried) = match *self {
+            Handshake::Initialize { .. } => return Step::Fail(Error::Rpc(error)),
+            Handshake::Probe { version, .. } => (true, version),
+            Handshake::Discover { version } => (false, version),
+        };
+        match read_discover_error(&error) {
+            DiscoverError::Unsupported(supported) => match choose(ctx.choice, &supported, tried) {
+                Some(attempt) => self.retry(attempt),
+                None => Step::Fail(Incompatible::NoCommonVersion { supported }.into()),
+            },
+            DiscoverError::Stateless => Step::Fail(Error::Rpc(error)),
+            DiscoverError::Other => match ctx.choice.newest(Era::Stateful) {
+                Some(version) if probing => self.retry(Attempt::Initialize(version)),
+                _ => Step::Fail(Incompatible::NotStateless { error }.into()),
+            },
+        }
+    }
+}
+
+fn connect(connected: Connected) -> Step {
+    Step::Done(Output::Connect(Box::new(connected)))
+}
+
+/// What to try after the server named the versions it supports.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Next {
+enum Attempt {
     Discover(ProtocolVersion),
     Initialize(ProtocolVersion),
 }
@@ -57,20 +191,16 @@ pub(crate) fn request_meta(version: ProtocolVersion, client_info: &str) -> Strin
 
 /// What to try after the server listed `supported`, given what was already tried; `None`
 /// when no revision both speak is left.
-pub(crate) fn choose(
-    choice: ProtocolChoice,
-    supported: &[String],
-    tried: ProtocolVersion,
-) -> Option<Next> {
+fn choose(choice: ProtocolChoice, supported: &[String], tried: ProtocolVersion) -> Option<Attempt> {
     let common = |era: Era| {
         ProtocolVersion::ALL.into_iter().rev().find(|v| {
             v.era() == era && choice.accepts(*v) && supported.iter().any(|s| s == v.as_str())
         })
     };
-    if let Some(modern) = common(Era::Modern).filter(|v| *v != tried) {
-        return Some(Next::Discover(modern));
+    if let Some(stateless) = common(Era::Stateless).filter(|v| *v != tried) {
+        return Some(Attempt::Discover(stateless));
     }
-    common(Era::Legacy).map(Next::Initialize)
+    common(Era::Stateful).map(Attempt::Initialize)
 }
 
 fn invalid(method: &'static str, problem: &'static str) -> Error {
@@ -86,12 +216,12 @@ fn versions(list: Option<JsonRef<'_>>) -> Option<Vec<String>> {
 }
 
 /// A discover result, read: the versions it lists and the connection it would give.
-pub(crate) struct Discovered {
-    pub(crate) supported: Vec<String>,
-    pub(crate) capabilities: ServerCapabilities,
-    pub(crate) server_info: Option<Implementation>,
-    pub(crate) instructions: Option<String>,
-    pub(crate) cache: Option<CacheHint>,
+struct Discovered {
+    supported: Vec<String>,
+    capabilities: ServerCapabilities,
+    server_info: Option<Implementation>,
+    instructions: Option<String>,
+    cache: Option<CacheHint>,
 }
 
 /// What both handshakes say about the server: its capabilities (required), its
@@ -116,7 +246,7 @@ fn read_server(
     Ok((capabilities, server_info, instructions))
 }
 
-pub(crate) fn read_discover(result: &Object<'_>) -> Result<Discovered, Error> {
+fn read_discover(result: &Object<'_>) -> Result<Discovered, Error> {
     const METHOD: &str = "server/discover";
     let supported = versions(result.get("supportedVersions"))
         .ok_or_else(|| invalid(METHOD, "supportedVersions is not an array of strings"))?;
@@ -137,7 +267,7 @@ pub(crate) fn read_discover(result: &Object<'_>) -> Result<Discovered, Error> {
 }
 
 impl Discovered {
-    pub(crate) fn connected(self, version: ProtocolVersion) -> Connected {
+    fn connected(self, version: ProtocolVersion) -> Connected {
         Connected {
             version,
             capabilities: self.capabilities,
@@ -149,17 +279,14 @@ impl Discovered {
 }
 
 /// Reads an `initialize` result, refusing a version `choice` does not accept.
-pub(crate) fn read_initialize(
-    result: &Object<'_>,
-    choice: ProtocolChoice,
-) -> Result<Connected, Error> {
+fn read_initialize(result: &Object<'_>, choice: ProtocolChoice) -> Result<Connected, Error> {
     const METHOD: &str = "initialize";
     let offered = result
         .get("protocolVersion")
         .and_then(JsonRef::as_str)
         .ok_or_else(|| invalid(METHOD, "protocolVersion is not a string"))?;
     let version = ProtocolVersion::parse(&offered)
-        .filter(|v| v.era() == Era::Legacy && choice.accepts(*v))
+        .filter(|v| v.era() == Era::Stateful && choice.accepts(*v))
         .ok_or_else(|| {
             Error::Incompatible(Incompatible::UnsupportedVersion {
                 offered: String::from(offered),
@@ -178,17 +305,17 @@ pub(crate) fn read_initialize(
 
 /// How a server that answered the discovery request with an error is read.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum DiscoverError {
-    /// -32022: a modern server; these are the versions it supports.
+enum DiscoverError {
+    /// -32022: a stateless server; these are the versions it supports.
     Unsupported(Vec<String>),
-    /// Another error in the range the 2026-07-28 revision reserves: a modern server that
+    /// Another error in the range the 2026-07-28 revision reserves: a stateless server that
     /// refused.
-    Modern,
+    Stateless,
     /// Anything else: a server that does not know `server/discover`.
     Other,
 }
 
-pub(crate) fn read_discover_error(error: &RpcError) -> DiscoverError {
+fn read_discover_error(error: &RpcError) -> DiscoverError {
     if error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
         let data = error.data.as_ref().map(|d| JsonRef::new(d.as_str()));
         let supported = data
@@ -196,11 +323,11 @@ pub(crate) fn read_discover_error(error: &RpcError) -> DiscoverError {
             .and_then(|d| versions(d.get("supported")));
         return match supported {
             Some(supported) => DiscoverError::Unsupported(supported),
-            None => DiscoverError::Modern,
+            None => DiscoverError::Stateless,
         };
     }
     if (-32099..=-32020).contains(&error.code.0) {
-        DiscoverError::Modern
+        DiscoverError::Stateless
     } else {
         DiscoverError::Other
     }
@@ -221,17 +348,17 @@ mod tests {
         let both = strings(&["2025-06-18", "2025-11-25", "2026-07-28"]);
         assert_eq!(
             choose(ProtocolChoice::Auto, &both, V2025_06_18),
-            Some(Next::Discover(V2026_07_28))
+            Some(Attempt::Discover(V2026_07_28))
         );
         // Already tried the only modern version: a legacy one both speak.
         assert_eq!(
             choose(ProtocolChoice::Auto, &both, V2026_07_28),
-            Some(Next::Initialize(V2025_11_25))
+            Some(Attempt::Initialize(V2025_11_25))
         );
-        assert_eq!(choose(ProtocolChoice::Modern, &both, V2026_07_28), None);
+        assert_eq!(choose(ProtocolChoice::Stateless, &both, V2026_07_28), None);
         assert_eq!(
             choose(ProtocolChoice::Pinned(V2025_06_18), &both, V2026_07_28),
-            Some(Next::Initialize(V2025_06_18))
+            Some(Attempt::Initialize(V2025_06_18))
         );
         assert_eq!(
             choose(ProtocolChoice::Auto, &strings(&["2027-01-01"]), V2026_07_28),
@@ -255,11 +382,11 @@ mod tests {
         );
         assert_eq!(
             read_discover_error(&error(-32022, None)),
-            DiscoverError::Modern
+            DiscoverError::Stateless
         );
         assert_eq!(
             read_discover_error(&error(-32021, None)),
-            DiscoverError::Modern
+            DiscoverError::Stateless
         );
         assert_eq!(
             read_discover_error(&error(-32601, None)),

@@ -6,8 +6,10 @@
 //! allocated, and strings are borrowed unless they hold escapes.
 
 use alloc::borrow::Cow;
+use alloc::string::String;
 
-use crate::json::{decode_string, string_stop, RawJson};
+use super::raw::{RawJson, RawObject};
+use super::scan::{decode_string, string_stop};
 
 /// The index just past the string whose opening quote is at `at`, and whether the string
 /// holds an escape.
@@ -136,6 +138,11 @@ impl<'t> JsonRef<'t> {
 pub(crate) struct Object<'t>(&'t str);
 
 impl<'t> Object<'t> {
+    /// A view of a [`RawObject`], which is always a validated, compact object.
+    pub(crate) fn of(object: &'t RawObject) -> Self {
+        Object(object.as_str())
+    }
+
     /// The members, in the order written.
     pub(crate) fn members(&self) -> Members<'t> {
         Members {
@@ -218,6 +225,40 @@ impl<'t> Iterator for Elements<'t> {
         self.pos = end + 1;
         Some(value)
     }
+}
+
+/// What a reader found wrong, in a few words.
+pub(crate) type Problem = &'static str;
+
+pub(crate) fn required_str(
+    object: &Object<'_>,
+    key: &str,
+    problem: Problem,
+) -> Result<String, Problem> {
+    object
+        .get(key)
+        .and_then(JsonRef::as_str)
+        .map(String::from)
+        .ok_or(problem)
+}
+
+pub(crate) fn optional_str(
+    object: &Object<'_>,
+    key: &str,
+    problem: Problem,
+) -> Result<Option<String>, Problem> {
+    object
+        .opt_str(key)
+        .map(|s| s.map(String::from))
+        .map_err(|()| problem)
+}
+
+pub(crate) fn array<'t>(
+    object: &Object<'t>,
+    key: &str,
+    problem: Problem,
+) -> Result<Elements<'t>, Problem> {
+    object.get(key).and_then(JsonRef::as_array).ok_or(problem)
 }
 
 #[cfg(test)]

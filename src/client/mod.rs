@@ -1,0 +1,796 @@
+//! The sans-io MCP client: commands queue work, input arrives through `handle_*`, output
+//! leaves through `poll_*`. The client is a dispatcher: it binds each answer to the
+//! operation waiting for it in the request table and lets that operation's machine decide.
+
+mod requests;
+mod transmit;
+
+use alloc::collections::VecDeque;
+use alloc::{boxed::Box, string::String, vec::Vec};
+use core::time::Duration;
+
+use crate::catalog::{Catalog, CatalogPolicy};
+use crate::error::{Error, Incompatible, Misuse, ProtocolViolation};
+use crate::event::{Event, Op, OpId, Output, ServerNotification};
+use crate::frame::{FrameReader, Framed};
+use crate::json::view::{JsonRef, Object};
+use crate::json::write::ObjectWriter;
+use crate::json::RawObject;
+use crate::message::{
+    encode_frame, write_call, write_frame, write_integer_id, FrameParser, Message, Outcome,
+    Request, Response,
+};
+use crate::method::{CallKind, ListKind, Method};
+use crate::ops::call::Call;
+use crate::ops::handshake::{client_info, request_meta, Handshake};
+use crate::ops::listing::Listing;
+use crate::ops::{Context, Next, Operation, Step};
+use crate::results::{CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents};
+use crate::rpc_error::{ErrorCode, RpcError};
+use crate::server::Connected;
+use crate::time::Instant;
+use crate::version::{Era, ProtocolChoice};
+use crate::{Allowlist, Limits};
+
+use requests::{Bound, Requests};
+use transmit::Transmit;
+
+/// How a [`Client`] is set up. Start from [`Config::new`] and change the fields you need.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Config {
+    /// Every bound the client enforces.
+    pub limits: Limits,
+    /// Which protocol revisions to speak. Default: [`ProtocolChoice::Auto`].
+    pub protocol: ProtocolChoice,
+    /// The name this client gives in `clientInfo`. Default: `mcp-sansio`.
+    pub client_name: String,
+    /// The version this client gives in `clientInfo`. Default: this crate's version.
+    pub client_version: String,
+    /// The tools the application allows to be called.
+    pub allowlist: Allowlist,
+    /// What to do with invalid tools in a catalog. Default: [`CatalogPolicy::Strict`].
+    pub catalog_policy: CatalogPolicy,
+    /// How long the `server/discover` probe of [`ProtocolChoice::Auto`] waits before taking
+    /// silence for a stateful server. Default: 2 s. It never takes more than half of the
+    /// handshake's deadline, so the fallback to `initialize` always has time.
+    pub probe_timeout: Duration,
+}
+
+impl Config {
+    /// The defaults, with the application's allowlist.
+    #[must_use]
+    pub fn new(allowlist: Allowlist) -> Self {
+        Config {
+            limits: Limits::default(),
+            protocol: ProtocolChoice::Auto,
+            client_name: String::from("mcp-sansio"),
+            client_version: String::from(env!("CARGO_PKG_VERSION")),
+            allowlist,
+            catalog_policy: CatalogPolicy::Strict,
+            probe_timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum State {
+    Idle,
+    Connecting,
+    Ready(Session),
+    Failed,
+}
+
+#[derive(Debug)]
+struct Session {
+    connected: Connected,
+    /// The `_meta` object of every request (2026-07-28), or `None` for a stateful session.
+    meta: Option<String>,
+}
+
+/// An operation waiting for the answer to its request: the request table's entry.
+#[derive(Debug)]
+struct InFlight {
+    op: OpId,
+    method: Method,
+    /// The operation's one deadline, set when it started; later requests keep it.
+    deadline: Instant,
+    operation: Operation,
+}
+
+/// The client side of one MCP connection, as a state machine with no I/O and no clock.
+///
+/// # The run loop
+///
+/// - **Commands** ([`connect`](Self::connect), [`list_tools`](Self::list_tools),
+///   [`call_tool`](Self::call_tool), ...) only queue work. Each returns the typed [`Op`]
+///   handle of its operation, or refuses at once with a [`Misuse`] and queues nothing.
+/// - **Input** arrives through [`handle_input`](Self::handle_input) (bytes from the server,
+///   cut anywhere), [`handle_timeout`](Self::handle_timeout) (the clock reached
+///   [`poll_timeout`](Self::poll_timeout)) and [`handle_close`](Self::handle_close) (the
+///   server's output ended).
+/// - **Output** leaves through [`poll_transmit`](Self::poll_transmit) (frames to write to
+///   the server), [`poll_event`](Self::poll_event) (what happened) and
+///   [`poll_timeout`](Self::poll_timeout) (when to call `handle_timeout` next).
+///
+/// **The drain rule:** after every command and every `handle_*` call, write every frame
+/// `poll_transmit` gives, take every event `poll_event` gives, then wait for input until
+/// `poll_timeout`, and no longer. After any I/O, check [`is_pending`](Self::is_pending) for
+/// the operation awaited before waiting again: a write that failed may have ended it. Time
+/// is an [`Instant`] the caller passes; it must never go backwards, and an early or repeated
+/// `handle_timeout` is harmless.
+///
+/// Every operation ends with exactly one [`Event::Finished`]. Each has one deadline
+/// ([`Limits::operation_timeout`] after the command) that covers all of its frames, so a
+/// server that trickles bytes cannot stretch it. On expiry the operation fails with
+/// [`Error::Timeout`], and for any request but `initialize` a `notifications/cancelled` is
+/// queued. A peer that breaks the protocol (malformed or oversized frames, answers to ids
+/// never sent or already answered) fails the whole connection: see [`Event::Failed`].
+#[derive(Debug)]
+pub struct Client {
+    config: Config,
+    client_info: String,
+    reader: FrameReader,
+    parser: FrameParser,
+    requests: Requests<InFlight>,
+    next_op: u64,
+    state: State,
+    catalog: Option<Catalog>,
+    transmit: Transmit,
+    events: VecDeque<Event>,
+    /// Finds `"resultType"` in a result before the result is walked for it.
+    result_type: memchr::memmem::Finder<'static>,
+}
+
+impl Client {
+    /// A client that has sent nothing yet; call [`connect`](Self::connect) first.
+    #[must_use]
+    pub fn new(config: Config) -> Self {
+        Client {
+            client_info: client_info(&config.client_name, &config.client_version),
+            reader: FrameReader::new(&config.limits),
+            parser: FrameParser::new(&config.limits),
+            requests: Requests::new(config.limits.remembered_abandoned_ids),
+            next_op: 0,
+            state: State::Idle,
+            catalog: None,
+            transmit: Transmit::default(),
+            events: VecDeque::new(),
+            result_type: memchr::memmem::Finder::new(b"\"resultType\""),
+            config,
+        }
+    }
+
+    /// What the handshake established, once it has finished.
+    pub fn connection(&self) -> Option<&Connected> {
+        match &self.state {
+            State::Ready(session) => Some(&session.connected),
+            _ => None,
+        }
+    }
+
+    /// The catalog of the last completed `tools/list`.
+    pub fn catalog(&self) -> Option<&Catalog> {
+        self.catalog.as_ref()
+    }
+
+    /// The application's allowlist, as fixed when the client was made.
+    pub fn allowlist(&self) -> &Allowlist {
+        &self.config.allowlist
+    }
+
+    /// How many requests are waiting for an answer.
+    pub fn in_flight(&self) -> usize {
+        self.requests.len()
+    }
+
+    /// Whether operation `op` is still in progress: its [`Event::Finished`] has not been
+    /// queued yet. A driver awaiting `op` re-checks this after every I/O before it waits.
+    pub fn is_pending(&self, op: impl Into<OpId>) -> bool {
+        let op = op.into();
+        self.requests.iter().any(|(_, request)| request.op == op)
+    }
+
+    /// Whether the connection has failed (see [`Event::Failed`]).
+    pub fn is_failed(&self) -> bool {
+        matches!(self.state, State::Failed)
+    }
+
+    // ---- commands ----------------------------------------------------------------------
+
+    /// Starts the handshake the configured [`ProtocolChoice`] calls for.
+    ///
+    /// # Errors
+    /// [`Misuse::AlreadyConnecting`] if it was started before, [`Misuse::ConnectionFailed`]
+    /// after a failure.
+    pub fn connect(&mut self, now: Instant) -> Result<Op<Connected>, Misuse> {
+        match self.state {
+            State::Idle => {}
+            State::Failed => return Err(Misuse::ConnectionFailed),
+            State::Connecting | State::Ready(_) => return Err(Misuse::AlreadyConnecting),
+        }
+        let limits = &self.config.limits;
+        let (handshake, first) = Handshake::start(
+            self.config.protocol,
+            self.config.probe_timeout,
+            limits.operation_timeout,
+            now,
+        );
+        let op = self.start_with(Operation::Handshake(handshake), now, first)?;
+        self.state = State::Connecting;
+        Ok(op)
+    }
+
+    /// Lists the server's tools, following `nextCursor` across pages within
+    /// [`Limits::pages_per_listing`] and [`Limits::tools_per_catalog`]. The result becomes
+    /// the client's current catalog.
+    ///
+    /// # Errors
+    /// [`Misuse`] when not connected, when the server lacks the tools capability, or when
+    /// too many requests are in flight.
+    pub fn list_tools(&mut self, now: Instant) -> Result<Op<Catalog>, Misuse> {
+        self.start_listing(ListKind::Tools, now)
+    }
+
+    /// Lists the server's resources, all pages.
+    ///
+    /// # Errors
+    /// As [`list_tools`](Self::list_tools), for the resources capability.
+    pub fn list_resources(&mut self, now: Instant) -> Result<Op<Vec<Resource>>, Misuse> {
+        self.start_listing(ListKind::Resources, now)
+    }
+
+    /// Lists the server's prompts, all pages.
+    ///
+    /// # Errors
+    /// As [`list_tools`](Self::list_tools), for the prompts capability.
+    pub fn list_prompts(&mut self, now: Instant) -> Result<Op<Vec<Prompt>>, Misuse> {
+        self.start_listing(ListKind::Prompts, now)
+    }
+
+    /// Calls a tool that is both in the application's allowlist and in the current catalog.
+    /// Otherwise refuses, and not one byte is queued.
+    ///
+    /// # Errors
+    /// [`Misuse::ToolNotAllowed`], [`Misuse::ToolNotAdvertised`], or the refusals of
+    /// [`list_tools`](Self::list_tools).
+    pub fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: &RawObject,
+        now: Instant,
+    ) -> Result<Op<CallToolResult>, Misuse> {
+        self.ready_for(ListKind::Tools)?;
+        if !self.config.allowlist.allows(name) {
+            return Err(Misuse::ToolNotAllowed {
+                name: String::from(name),
+            });
+        }
+        if self.catalog.as_ref().and_then(|c| c.get(name)).is_none() {
+            return Err(Misuse::ToolNotAdvertised {
+                name: String::from(name),
+            });
+        }
+        self.start_call(CallKind::Tool, now, |params| {
+            params.string("name", name);
+            params.raw("arguments", arguments.as_str());
+        })
+    }
+
+    /// Reads the resource at `uri`.
+    ///
+    /// # Errors
+    /// As [`list_resources`](Self::list_resources).
+    pub fn read_resource(
+        &mut self,
+        uri: &str,
+        now: Instant,
+    ) -> Result<Op<Vec<ResourceContents>>, Misuse> {
+        self.start_call(CallKind::Resource, now, |params| params.string("uri", uri))
+    }
+
+    /// Expands the prompt `name` with string `arguments`.
+    ///
+    /// # Errors
+    /// As [`list_prompts`](Self::list_prompts).
+    pub fn get_prompt(
+        &mut self,
+        name: &str,
+        arguments: &[(&str, &str)],
+        now: Instant,
+    ) -> Result<Op<GetPromptResult>, Misuse> {
+        self.start_call(CallKind::Prompt, now, |params| {
+            params.string("name", name);
+            params.key("arguments");
+            let mut args = ObjectWriter::open(params.out());
+            for (key, value) in arguments {
+                args.string(key, value);
+            }
+            args.close();
+        })
+    }
+
+    /// Cancels an operation: it ends with [`Error::Cancelled`], its request (unless it is
+    /// `initialize`) is cancelled with the server, and a late answer is reported as late.
+    /// Cancelling the handshake fails the connection.
+    ///
+    /// # Errors
+    /// [`Misuse::UnknownOperation`] if the operation is not in progress.
+    pub fn cancel(&mut self, op: impl Into<OpId>) -> Result<(), Misuse> {
+        let op = op.into();
+        let id = self
+            .requests
+            .iter()
+            .find(|(_, request)| request.op == op)
+            .map(|(id, _)| id)
+            .ok_or(Misuse::UnknownOperation)?;
+        self.expire(id, Error::Cancelled);
+        Ok(())
+    }
+
+    // ---- input -------------------------------------------------------------------------
+
+    /// Takes bytes the server wrote, cut anywhere. Deadlines up to `now` are applied first,
+    /// so an answer that arrives after its deadline is late, however its bytes trickled.
+    pub fn handle_input(&mut self, mut bytes: &[u8], now: Instant) {
+        self.handle_timeout(now);
+        while !self.is_failed() {
+            let parsed = match self.reader.next_frame(&mut bytes) {
+                Framed::NeedMore => break,
+                Framed::TooLong { limit } => Err(ProtocolViolation::FrameTooLong { limit }.into()),
+                Framed::Frame(frame) => self.parser.parse(frame),
+            };
+            match parsed {
+                Ok(message) => self.on_message(message),
+                Err(error) => self.fail_connection(error),
+            }
+        }
+    }
+
+    /// Applies every deadline and timer up to `now`. Harmless when early or repeated.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let due: Vec<i64> = self
+            .requests
+            .iter()
+            .filter(|(_, r)| r.deadline <= now || r.operation.timer().is_some_and(|t| t <= now))
+            .map(|(id, _)| id)
+            .collect();
+        for id in due {
+            let Some(request) = self.requests.iter().find(|(n, _)| *n == id) else {
+                continue; // ended by an earlier one (the connection failed)
+            };
+            if request.1.deadline <= now {
+                let operation = request.1.method.operation();
+                self.expire(id, Error::Timeout { operation });
+                continue;
+            }
+            // The operation's own timer: its request is abandoned, a late answer ignored.
+            let Some(mut request) = self.requests.abandon(id, false) else {
+                continue;
+            };
+            let ctx = Context {
+                limits: &self.config.limits,
+                choice: self.config.protocol,
+            };
+            match request.operation.on_timer(now, &ctx) {
+                Some(step) => self.apply(request, step),
+                None => self.finish(
+                    request.op,
+                    Err(Error::Timeout {
+                        operation: request.method.operation(),
+                    }),
+                ),
+            }
+        }
+    }
+
+    /// The server's output ended. Every operation in flight fails with [`Error::Closed`].
+    pub fn handle_close(&mut self) {
+        if !self.is_failed() {
+            self.fail_connection(Error::Closed);
+        }
+    }
+
+    // ---- output ------------------------------------------------------------------------
+
+    /// Appends the next frame to write to the server, newline included, to `out`; returns
+    /// its length, or `None` when nothing is queued. Nothing is allocated here once `out`
+    /// has room.
+    #[must_use = "a frame the client queued must be written to the server"]
+    pub fn poll_transmit(&mut self, out: &mut Vec<u8>) -> Option<usize> {
+        self.transmit.pop_into(out)
+    }
+
+    /// The next event.
+    #[must_use = "events carry the ends of operations"]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) must be called next, if anything waits.
+    /// A transport waits for input no longer than this.
+    #[must_use = "waiting past it leaves operations past their deadlines"]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.requests
+            .iter()
+            .map(|(_, r)| {
+                r.operation
+                    .timer()
+                    .map_or(r.deadline, |t| t.min(r.deadline))
+            })
+            .min()
+    }
+
+    // ---- dispatch ----------------------------------------------------------------------
+
+    fn on_message(&mut self, message: Message) {
+        match message {
+            Message::Response(response) => match self.requests.bind(&response.id) {
+                Bound::Answer(request) => self.on_answer(request, response.outcome),
+                Bound::Late { report } => {
+                    if report {
+                        self.events
+                            .push_back(Event::LateResponse { id: response.id });
+                    }
+                }
+                Bound::Nothing(violation) => self.fail_connection(violation.into()),
+            },
+            Message::UnboundError(error) => self.fail_connection(Error::Rpc(error)),
+            Message::Notification(notification) => {
+                self.count_message();
+                let event = ServerNotification::read(notification);
+                self.events.push_back(Event::Notification(event));
+            }
+            Message::Request(request) => {
+                let stateless = self
+                    .connection()
+                    .is_some_and(|c| c.version.era() == Era::Stateless);
+                if stateless {
+                    self.fail_connection(ProtocolViolation::UnexpectedRequest.into());
+                    return;
+                }
+                self.count_message();
+                self.answer_server_request(request);
+            }
+        }
+    }
+
+    /// The answer to `request` arrived: its operation decides what follows.
+    fn on_answer(&mut self, mut request: InFlight, outcome: Outcome) {
+        let ctx = Context {
+            limits: &self.config.limits,
+            choice: self.config.protocol,
+        };
+        let machine = request.operation.machine();
+        let step = match outcome {
+            Outcome::Error(error) => machine.on_error(error, &ctx),
+            Outcome::Result(result) => {
+                let object = Object::of(&result);
+                match check_result_type(&object, result.as_str(), &self.result_type) {
+                    Ok(()) => machine.on_result(&object, &ctx),
+                    Err(error) => Step::Fail(error),
+                }
+            }
+        };
+        self.apply(request, step);
+    }
+
+    /// Carries out what an operation decided; its request is out of the table by now.
+    fn apply(&mut self, request: InFlight, step: Step) {
+        match step {
+            Step::Done(output) => self.finish(request.op, Ok(output)),
+            Step::Fail(error) => self.finish(request.op, Err(error)),
+            Step::Send(next) => {
+                let InFlight {
+                    op,
+                    deadline,
+                    operation,
+                    ..
+                } = request;
+                if let Err(misuse) = self.send(op, deadline, operation, next) {
+                    self.finish(op, Err(misuse.into()));
+                }
+            }
+        }
+    }
+
+    /// Ends operation `op`: its event, and what its output means for the client.
+    fn finish(&mut self, op: OpId, outcome: Result<Output, Error>) {
+        match &outcome {
+            Ok(Output::Connect(connected)) => self.establish(connected),
+            Ok(Output::ListTools(catalog)) => self.catalog = Some(catalog.clone()),
+            _ => {}
+        }
+        // A handshake that failed leaves nothing to talk to.
+        let failed_handshake = match (&outcome, &self.state) {
+            (Err(error), State::Connecting) => Some(error.clone()),
+            _ => None,
+        };
+        self.events.push_back(Event::Finished { op, outcome });
+        if let Some(error) = failed_handshake {
+            self.fail_connection(error);
+        }
+    }
+
+    /// The handshake finished: the session starts.
+    fn establish(&mut self, connected: &Connected) {
+        let meta = match connected.version.era() {
+            Era::Stateless => Some(request_meta(connected.version, &self.client_info)),
+            Era::Stateful => {
+                self.queue_notification("notifications/initialized", None);
+                None
+            }
+        };
+        self.state = State::Ready(Session {
+            connected: connected.clone(),
+            meta,
+        });
+    }
+
+    /// Ends the operation waiting on request `id` with `error`: the request is abandoned
+    /// (a late answer is reported) and, unless it is `initialize`, cancelled with the
+    /// server.
+    fn expire(&mut self, id: i64, error: Error) {
+        let Some(request) = self.requests.abandon(id, true) else {
+            return;
+        };
+        if request.method.cancellable() {
+            self.queue_cancel(id, &error);
+        }
+        self.finish(request.op, Err(error));
+    }
+
+    /// The peer broke the protocol: every operation ends with `error`, and so does the
+    /// connection.
+    fn fail_connection(&mut self, error: Error) {
+        self.state = State::Failed;
+        for request in self.requests.clear() {
+            self.events.push_back(Event::Finished {
+                op: request.op,
+                outcome: Err(error.clone()),
+            });
+        }
+        self.events.push_back(Event::Failed(error));
+    }
+
+    /// Counts a message that is not an answer against every waiting request; those past
+    /// the cap fail.
+    fn count_message(&mut self) {
+        let limit = self.config.limits.notifications_before_answer;
+        for id in self.requests.count_message(limit) {
+            self.expire(id, ProtocolViolation::TooManyNotifications { limit }.into());
+        }
+    }
+
+    /// A stateful server's request: `ping` gets `{}`; anything else needs a capability this
+    /// client does not declare, and gets -32601.
+    fn answer_server_request(&mut self, request: Request) {
+        let outcome = if request.method == "ping" {
+            Outcome::Result(RawObject::empty())
+        } else {
+            Outcome::Error(RpcError {
+                code: ErrorCode::METHOD_NOT_FOUND,
+                message: String::from("Method not found"),
+                data: None,
+            })
+        };
+        let message = Message::Response(Response {
+            id: request.id,
+            outcome,
+        });
+        let limits = &self.config.limits;
+        // Only a string id longer than the frame limit could make the answer too long; such
+        // a request gets no answer.
+        let _ = self.transmit.push(|out| {
+            let start = out.len();
+            encode_frame(&message, limits, out).map(|()| out.len() - start)
+        });
+    }
+
+    // ---- sending -----------------------------------------------------------------------
+
+    fn ready_for(&self, kind: ListKind) -> Result<&Session, Misuse> {
+        let session = match &self.state {
+            State::Ready(session) => session,
+            State::Failed => return Err(Misuse::ConnectionFailed),
+            State::Idle | State::Connecting => return Err(Misuse::NotConnected),
+        };
+        if !kind.offered(&session.connected.capabilities) {
+            return Err(Misuse::CapabilityNotOffered {
+                capability: kind.capability(),
+            });
+        }
+        let limit = self.config.limits.requests_in_flight;
+        if self.requests.len() >= limit {
+            return Err(Misuse::TooManyInFlight { limit });
+        }
+        Ok(session)
+    }
+
+    fn new_op(&mut self) -> OpId {
+        self.next_op += 1;
+        OpId(self.next_op)
+    }
+
+    fn start_listing<T>(&mut self, kind: ListKind, now: Instant) -> Result<Op<T>, Misuse> {
+        let era = self.ready_for(kind)?.connected.version.era();
+        let listing = Listing::new(kind, self.config.catalog_policy, era);
+        self.start(
+            Operation::Listing(Box::new(listing)),
+            Method::List(kind),
+            now,
+            |_| {},
+        )
+    }
+
+    fn start_call<T>(
+        &mut self,
+        kind: CallKind,
+        now: Instant,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<Op<T>, Misuse> {
+        self.ready_for(kind.needs())?;
+        self.start(
+            Operation::Call(Call(kind)),
+            Method::Call(kind),
+            now,
+            members,
+        )
+    }
+
+    /// Sends an operation's first request, written by `members`, and starts its deadline.
+    fn start<T>(
+        &mut self,
+        operation: Operation,
+        method: Method,
+        now: Instant,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<Op<T>, Misuse> {
+        let id = self.queue_request(method, None, members)?;
+        let op = self.new_op();
+        let deadline = now.saturating_add(self.config.limits.operation_timeout);
+        self.requests.insert(
+            id,
+            InFlight {
+                op,
+                method,
+                deadline,
+                operation,
+            },
+        );
+        Ok(Op::new(op))
+    }
+
+    /// Starts an operation whose first request is a [`Next`] (the handshake's).
+    fn start_with<T>(
+        &mut self,
+        operation: Operation,
+        now: Instant,
+        first: Next,
+    ) -> Result<Op<T>, Misuse> {
+        let op = self.new_op();
+        let deadline = now.saturating_add(self.config.limits.operation_timeout);
+        self.send(op, deadline, operation, first)?;
+        Ok(Op::new(op))
+    }
+
+    /// Sends the request `next` describes for operation `op`, which keeps its deadline.
+    fn send(
+        &mut self,
+        op: OpId,
+        deadline: Instant,
+        operation: Operation,
+        next: Next,
+    ) -> Result<(), Misuse> {
+        let method = next.method();
+        let own_meta = next.meta(&self.client_info);
+        // Only the handshake and later pages come here, never a call: the copy is not on
+        // the per-call path.
+        let client_info = self.client_info.clone();
+        let id = self.queue_request(method, own_meta.as_deref(), |params| {
+            next.write_params(params, &client_info);
+        })?;
+        self.requests.insert(
+            id,
+            InFlight {
+                op,
+                method,
+                deadline,
+                operation,
+            },
+        );
+        Ok(())
+    }
+
+    /// Writes one request into the transmit queue: `members`, then the `_meta` the request
+    /// brings (`own_meta`) or, in a stateless session, the session's. Returns its id;
+    /// refuses, queuing nothing, if it cannot be sent.
+    fn queue_request(
+        &mut self,
+        method: Method,
+        own_meta: Option<&str>,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<i64, Misuse> {
+        let id = self.requests.next_id().ok_or(Misuse::IdsExhausted)?;
+        let session_meta = match &self.state {
+            State::Ready(session) if method.carries_session_meta() => session.meta.as_deref(),
+            _ => None,
+        };
+        let meta = own_meta.or(session_meta);
+        let limit = self.config.limits.frame_bytes;
+        self.transmit.push(|out| {
+            write_frame(out, limit, |out| {
+                write_integer_id(out, id);
+                write_call(
+                    out,
+                    method.as_str(),
+                    |params| {
+                        members(params);
+                        if let Some(meta) = meta {
+                            params.raw("_meta", meta);
+                        }
+                    },
+                    true,
+                );
+            })
+        })?;
+        Ok(id)
+    }
+
+    /// Queues a notification, with params if `members` is given to write them.
+    fn queue_notification(
+        &mut self,
+        method: &str,
+        members: Option<&dyn Fn(&mut ObjectWriter<'_>)>,
+    ) {
+        let limit = self.config.limits.frame_bytes;
+        // A notification of this client's own is far below any frame limit a transport
+        // could work with; were it not, it is dropped, never sent cut.
+        let _ = self.transmit.push(|out| {
+            write_frame(out, limit, |out| {
+                let with_params = members.is_some();
+                write_call(
+                    out,
+                    method,
+                    |params| {
+                        if let Some(members) = members {
+                            members(params);
+                        }
+                    },
+                    with_params,
+                );
+            })
+        });
+    }
+
+    fn queue_cancel(&mut self, id: i64, reason: &Error) {
+        let reason = alloc::format!("{reason}");
+        self.queue_notification(
+            "notifications/cancelled",
+            Some(&|params: &mut ObjectWriter<'_>| {
+                params.integer("requestId", id);
+                params.string("reason", &reason);
+            }),
+        );
+    }
+}
+
+/// A result's `resultType`: absent or `complete` is a result; `input_required` needs what
+/// this client does not provide yet; anything else is unknown.
+fn check_result_type(
+    result: &Object<'_>,
+    text: &str,
+    finder: &memchr::memmem::Finder<'_>,
+) -> Result<(), Error> {
+    // Most results have no resultType: look for the key's bytes (or any escape, which could
+    // spell it differently) before walking the object.
+    if finder.find(text.as_bytes()).is_none() && memchr::memchr(b'\\', text.as_bytes()).is_none() {
+        return Ok(());
+    }
+    match result.get("resultType").map(JsonRef::as_str) {
+        None => Ok(()),
+        Some(Some(kind)) if kind == "complete" => Ok(()),
+        Some(Some(kind)) if kind == "input_required" => Err(Incompatible::InputRequired.into()),
+        Some(_) => Err(ProtocolViolation::UnknownResultType.into()),
+    }
+}

@@ -1,0 +1,475 @@
+//! The session model: a connected client, the server it talks to (played here), and what
+//! both must keep to, checked after every step. One [`Scenario`] type drives the
+//! `client_session` fuzz target (through `arbitrary`) and the proptest model in `tests/`.
+
+use alloc::collections::BTreeMap;
+use alloc::{format, vec::Vec};
+use core::time::Duration;
+
+use arbitrary::{Arbitrary, Unstructured};
+
+use crate::{
+    Allowlist, CallToolResult, Client, Config, Error, Event, Instant, Limits, Misuse, Op, OpId,
+    ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject,
+};
+
+/// The most steps one scenario holds: long enough to fill the request table and run
+/// deadlines out, short enough that a fuzz run costs little per input.
+pub const MAX_STEPS: usize = 64;
+
+/// The most requests in flight in the model: small, so that scenarios reach the bound.
+const IN_FLIGHT: usize = 8;
+
+/// One thing that happens to a connected session.
+#[derive(Clone, Debug, Arbitrary)]
+pub enum Step {
+    /// The application calls tool `tool % 3`: 0 is allowed and advertised, 1 advertised but
+    /// not allowed, 2 neither.
+    Call {
+        /// Which tool.
+        tool: u8,
+    },
+    /// The server answers the `pick`-th request it has not answered yet (modulo their
+    /// number) with a result naming the request's own id, in `pieces % 4 + 1` reads.
+    Answer {
+        /// Which request.
+        pick: u8,
+        /// Into how many reads the answer is cut.
+        pieces: u8,
+    },
+    /// The server answers, again, the `pick`-th request it answered before.
+    AnswerAgain {
+        /// Which request.
+        pick: u8,
+    },
+    /// The server answers an id it was never sent.
+    AnswerStranger,
+    /// The server sends `count % 20` progress notifications, one read each.
+    Notify {
+        /// How many.
+        count: u8,
+    },
+    /// The server pings.
+    Ping,
+    /// Time moves on by `ms % 4096` milliseconds.
+    Tick {
+        /// By how much.
+        ms: u16,
+    },
+    /// The application cancels its `pick`-th operation in progress.
+    Cancel {
+        /// Which operation.
+        pick: u8,
+    },
+}
+
+impl Step {
+    /// Whether the step is a server breaking the protocol on purpose.
+    pub fn breaks_the_protocol(&self) -> bool {
+        matches!(self, Step::AnswerAgain { .. } | Step::AnswerStranger)
+    }
+}
+
+/// A sequence of at most [`MAX_STEPS`] steps.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+}
+
+impl<'a> Arbitrary<'a> for Scenario {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let mut steps = Vec::new();
+        while steps.len() < MAX_STEPS && !u.is_empty() {
+            steps.push(Step::arbitrary(u)?);
+        }
+        Ok(Scenario { steps })
+    }
+}
+
+impl Scenario {
+    /// The scenario `data` spells, read as the fuzz target reads its input.
+    pub fn from_bytes(data: &[u8]) -> Self {
+        let steps = Scenario::arbitrary_take_rest(Unstructured::new(data))
+            .map(|s| s.steps)
+            .unwrap_or_default();
+        Scenario { steps }
+    }
+}
+
+/// Fuzz body `client_session`: the scenario `data` spells, through [`run_session`].
+pub fn client_session(data: &[u8]) {
+    run_session(&Scenario::from_bytes(data).steps);
+}
+
+/// What the model knows about one operation the application started.
+struct Started {
+    id: i64,
+    sent_at: Instant,
+    messages: usize,
+    ended: bool,
+}
+
+/// One frame the client wrote, as the server reads it.
+#[derive(serde::Deserialize)]
+struct Written<'a> {
+    id: Option<Id>,
+    #[serde(borrow)]
+    method: Option<&'a str>,
+    params: Option<Cancelled>,
+}
+
+/// An id: the client's requests carry integers; its answers to the server's ping carry the
+/// server's string.
+enum Id {
+    Integer(i64),
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Id {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Id;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("an integer or a string")
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Id, E> {
+                Ok(Id::Integer(n))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Id, E> {
+                Ok(i64::try_from(n).map_or(Id::Other, Id::Integer))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Id, E> {
+                Ok(Id::Other)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cancelled {
+    request_id: Option<i64>,
+}
+
+/// A connected client, the server this test plays, and the model both are checked against.
+struct Model {
+    client: Client,
+    now: Instant,
+    timeout: Duration,
+    cap: usize,
+    /// Requests the server read and has not answered; ids it answered.
+    unanswered: Vec<i64>,
+    answered: Vec<i64>,
+    ops: BTreeMap<OpId, Started>,
+    failed: bool,
+    /// Ids the client reported answered late.
+    late: Vec<i64>,
+    out: Vec<u8>,
+}
+
+impl Model {
+    fn connected() -> Self {
+        let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
+        config.protocol = ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18);
+        config.limits = Limits::teaching();
+        config.limits.requests_in_flight = IN_FLIGHT;
+        let mut model = Model {
+            cap: config.limits.notifications_before_answer,
+            timeout: config.limits.operation_timeout,
+            client: Client::new(config),
+            now: Instant::from_millis(0),
+            unanswered: Vec::new(),
+            answered: Vec::new(),
+            ops: BTreeMap::new(),
+            failed: false,
+            late: Vec::new(),
+            out: Vec::new(),
+        };
+        let _ = model.client.connect(model.now).expect("connect");
+        model.client.handle_input(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}}}}\n",
+            model.now,
+        );
+        let _ = model.client.list_tools(model.now).expect("list");
+        model.client.handle_input(
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"word_count\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"place_purchase\",\"inputSchema\":{\"type\":\"object\"}}]}}\n",
+            model.now,
+        );
+        while model.client.poll_transmit(&mut model.out).is_some() {}
+        model.out.clear();
+        while let Some(event) = model.client.poll_event() {
+            assert!(
+                !matches!(event, Event::Failed(_)),
+                "setup failed: {event:?}"
+            );
+        }
+        model
+    }
+
+    /// Reads what the client wrote, as the server; returns the id of the last request.
+    fn server_reads(&mut self) -> Option<i64> {
+        let mut last = None;
+        while let Some(len) = self.client.poll_transmit(&mut self.out) {
+            let frame = self.out.get(..len).expect("the frame just written");
+            assert_eq!(frame.last(), Some(&b'\n'), "a frame without its newline");
+            let written: Written<'_> =
+                serde_json::from_slice(frame).expect("the client wrote bad JSON");
+            match (written.method, written.id) {
+                (Some(_), Some(Id::Integer(id))) => {
+                    self.unanswered.push(id);
+                    last = Some(id);
+                }
+                (Some("notifications/cancelled"), None) => {
+                    let id = written
+                        .params
+                        .and_then(|p| p.request_id)
+                        .expect("a cancel names its request");
+                    assert!(
+                        self.ops.values().any(|o| o.id == id),
+                        "cancelled request {id}, which was never made"
+                    );
+                }
+                _ => {}
+            }
+            self.out.clear();
+        }
+        last
+    }
+
+    /// Feeds one read and checks everything the client reported.
+    fn input(&mut self, bytes: &[u8], counts_as_message: bool) {
+        self.client.handle_input(bytes, self.now);
+        if counts_as_message && !self.failed {
+            for op in self.ops.values_mut().filter(|o| !o.ended) {
+                op.messages += 1;
+            }
+        }
+        self.settle(false);
+    }
+
+    /// Drains the client and checks every invariant against the model.
+    fn settle(&mut self, cancelled: bool) {
+        self.server_reads();
+        while let Some(event) = self.client.poll_event() {
+            match event {
+                Event::Finished { op, outcome } => {
+                    let model = self.ops.get_mut(&op).expect("an unknown operation ended");
+                    assert!(!model.ended, "operation {op:?} ended twice");
+                    model.ended = true;
+                    let deadline = model.sent_at.saturating_add(self.timeout);
+                    let result = Op::<CallToolResult>::new(op)
+                        .finished(Event::Finished { op, outcome })
+                        .expect("this operation's end");
+                    match result {
+                        Ok(result) => {
+                            assert_eq!(
+                                result.text(),
+                                format!("{}", model.id),
+                                "a result reached the wrong request"
+                            );
+                            assert!(self.now < deadline, "a result after the deadline");
+                            assert!(model.messages <= self.cap, "a result past the cap");
+                        }
+                        Err(Error::Timeout { .. }) => {
+                            assert!(self.now >= deadline, "a timeout before the deadline");
+                        }
+                        Err(Error::Protocol(ProtocolViolation::TooManyNotifications { limit })) => {
+                            assert_eq!(limit, self.cap);
+                            assert_eq!(
+                                model.messages,
+                                self.cap + 1,
+                                "the cap fired at the wrong count"
+                            );
+                        }
+                        Err(Error::Cancelled) => assert!(cancelled, "cancelled without a cancel"),
+                        Err(Error::Protocol(_)) => assert!(self.client.is_failed()),
+                        Err(other) => panic!("a call failed with {other}"),
+                    }
+                }
+                Event::LateResponse { id } => {
+                    let id = id.as_i64().expect("late ids are ours");
+                    let model = self
+                        .ops
+                        .values()
+                        .find(|o| o.id == id)
+                        .expect("late for an unknown request");
+                    assert!(
+                        model.ended,
+                        "an answer to a waiting request was called late"
+                    );
+                    self.late.push(id);
+                }
+                Event::Failed(_) => self.failed = true,
+                Event::Notification(_) => {}
+            }
+        }
+        for (op, model) in &self.ops {
+            let due = self.now >= model.sent_at.saturating_add(self.timeout);
+            assert!(
+                !due || model.ended,
+                "operation {op:?} outlived its deadline"
+            );
+            assert!(
+                model.messages <= self.cap || model.ended,
+                "operation {op:?} passed the cap"
+            );
+            assert!(
+                !self.failed || model.ended,
+                "the connection failed with work left"
+            );
+            assert_eq!(
+                self.client.is_pending(*op),
+                !model.ended,
+                "is_pending disagrees about {op:?}"
+            );
+        }
+    }
+
+    /// What `call_tool(name)` must do now: exactly one refusal, or a request sent.
+    fn expected_call(&self, name: &str) -> Result<(), Misuse> {
+        let open = self.ops.values().filter(|o| !o.ended).count();
+        if self.failed {
+            Err(Misuse::ConnectionFailed)
+        } else if name != "word_count" {
+            Err(Misuse::ToolNotAllowed { name: name.into() })
+        } else if open >= IN_FLIGHT {
+            Err(Misuse::TooManyInFlight { limit: IN_FLIGHT })
+        } else {
+            Ok(())
+        }
+    }
+
+    fn step(&mut self, step: &Step) {
+        match *step {
+            Step::Call { tool } => {
+                let name = ["word_count", "place_purchase", "nobody"][usize::from(tool % 3)];
+                let expected = self.expected_call(name);
+                let before = self.unanswered.len();
+                let called = self.client.call_tool(name, &RawObject::empty(), self.now);
+                assert_eq!(
+                    called.as_ref().map(|_| ()),
+                    expected.as_ref().map(|_| ()),
+                    "call_tool({name}) on a client the model knows"
+                );
+                let sent = self.server_reads();
+                match called {
+                    Ok(op) => {
+                        let id = sent.expect("a call sent its request");
+                        self.ops.insert(
+                            op.id(),
+                            Started {
+                                id,
+                                sent_at: self.now,
+                                messages: 0,
+                                ended: false,
+                            },
+                        );
+                    }
+                    Err(_) => assert_eq!(
+                        self.unanswered.len(),
+                        before,
+                        "a refused call sent a request"
+                    ),
+                }
+            }
+            Step::Answer { pick, pieces } => {
+                if self.unanswered.is_empty() {
+                    return;
+                }
+                let id = self
+                    .unanswered
+                    .remove(usize::from(pick) % self.unanswered.len());
+                self.answered.push(id);
+                // An answer to a request that already ended must come back as late.
+                let abandoned = !self.failed && self.ops.values().any(|o| o.id == id && o.ended);
+                let line = format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{id}\"}}]}}}}\n"
+                );
+                let size = line.len().div_ceil(usize::from(pieces % 4 + 1));
+                for piece in line.as_bytes().chunks(size.max(1)) {
+                    self.input(piece, false);
+                }
+                if abandoned && !self.failed {
+                    assert!(
+                        self.late.contains(&id),
+                        "the late answer to {id} was not reported"
+                    );
+                }
+            }
+            Step::AnswerAgain { pick } => {
+                if let Some(id) = self
+                    .answered
+                    .get(usize::from(pick) % self.answered.len().max(1))
+                {
+                    let line = format!(
+                        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[]}}}}\n"
+                    );
+                    self.input(line.as_bytes(), false);
+                }
+            }
+            Step::AnswerStranger => {
+                self.input(
+                    b"{\"jsonrpc\":\"2.0\",\"id\":\"3\",\"result\":{\"content\":[]}}\n",
+                    false,
+                );
+            }
+            Step::Notify { count } => {
+                for _ in 0..count % 20 {
+                    self.input(
+                        b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n",
+                        true,
+                    );
+                }
+            }
+            Step::Ping => self.input(
+                b"{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}\n",
+                true,
+            ),
+            Step::Tick { ms } => {
+                self.now = self
+                    .now
+                    .saturating_add(Duration::from_millis(u64::from(ms % 4096)));
+                self.client.handle_timeout(self.now);
+                self.settle(false);
+            }
+            Step::Cancel { pick } => {
+                let open: Vec<OpId> = self
+                    .ops
+                    .iter()
+                    .filter(|(_, o)| !o.ended)
+                    .map(|(k, _)| *k)
+                    .collect();
+                if let Some(op) = open.get(usize::from(pick) % open.len().max(1)) {
+                    self.client.cancel(*op).expect("cancel an open operation");
+                    self.settle(true);
+                }
+            }
+        }
+    }
+}
+
+/// Runs `steps` against a connected client whose server is this function, and asserts
+/// after every read and tick: a call is refused exactly when the model says it must be (an
+/// allowed, advertised call on a healthy connection under the in-flight limit is sent);
+/// every operation ends exactly once; a result only ever reaches the operation whose
+/// request it answered; an answer after a deadline or a cancel is never a result; no
+/// operation outlives its deadline; the notification cap holds; a refused call sends
+/// nothing. Returns whether the connection failed.
+pub fn run_session(steps: &[Step]) -> bool {
+    let mut model = Model::connected();
+    for step in steps {
+        model.step(step);
+    }
+    // In the end every operation ends: time runs out for whatever still waits.
+    model.now = model.now.saturating_add(model.timeout);
+    model.client.handle_timeout(model.now);
+    model.settle(false);
+    assert!(
+        model.ops.values().all(|o| o.ended),
+        "an operation never ended"
+    );
+    model.failed
+}
