@@ -3,8 +3,8 @@
 use alloc::{string::String, vec::Vec};
 use core::fmt;
 
-use crate::json::view::JsonRef;
-use crate::json::write::{into_text, ObjectWriter};
+use crate::json::view::{opt_string, JsonRef};
+use crate::json::write::{into_text, write_array, ObjectWriter};
 use crate::json::{RawJson, RawObject};
 use crate::server::CacheHint;
 use crate::Allowlist;
@@ -15,6 +15,7 @@ use crate::Allowlist;
 /// model, and the annotations are hints that prove nothing. Only the [`Allowlist`] decides
 /// whether a tool may run.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Tool {
     /// The tool's name: 1 to 128 characters from `A-Z a-z 0-9 _ . -`.
     pub name: String,
@@ -28,13 +29,37 @@ pub struct Tool {
     pub output_schema: Option<RawJson>,
     /// Behaviour hints (`readOnlyHint`, `destructiveHint`, ...): untrusted.
     pub annotations: Option<RawObject>,
+    /// Every member this crate does not model (`icons`, `execution`, `_meta`, ...), kept as
+    /// sent.
+    pub extra: RawObject,
 }
 
 impl Tool {
-    /// The tool as compact JSON, in the shape of one entry of a `tools/list` result.
+    /// The tool `name` taking arguments described by `input_schema`, with nothing else.
+    /// Nothing is validated here: a tool comes from a server through a [`Catalog`], which
+    /// validates it; this constructor is for tests and caches.
+    pub fn new(name: impl Into<String>, input_schema: RawObject) -> Self {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            extra: RawObject::empty(),
+        }
+    }
+
+    /// The tool as compact JSON, in the shape of one entry of a `tools/list` result, every
+    /// member kept in `extra` included.
     pub fn to_json(&self) -> String {
         let mut out = Vec::new();
-        let mut object = ObjectWriter::open(&mut out);
+        self.write_json(&mut out);
+        into_text(out)
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let mut object = ObjectWriter::open(out);
         object.string("name", &self.name);
         object.opt_string("title", self.title.as_deref());
         object.opt_string("description", self.description.as_deref());
@@ -45,8 +70,8 @@ impl Tool {
         if let Some(annotations) = &self.annotations {
             object.raw("annotations", annotations.as_str());
         }
+        object.members_of(&self.extra);
         object.close();
-        into_text(out)
     }
 }
 
@@ -150,6 +175,22 @@ impl Catalog {
     pub fn offered<'a>(&'a self, allowlist: &'a Allowlist) -> impl Iterator<Item = &'a Tool> {
         self.tools.iter().filter(|t| allowlist.allows(&t.name))
     }
+
+    /// The catalog as compact JSON in the shape of one `tools/list` result: `tools`, then
+    /// `ttlMs` and `cacheScope` when there is a cache hint. Quarantined tools are not
+    /// written: they were reported when the catalog was listed.
+    /// [`Catalog::from_json`] reads it back.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        let mut object = ObjectWriter::open(&mut out);
+        object.key("tools");
+        write_array(object.out(), &self.tools, Tool::write_json);
+        if let Some(cache) = &self.cache {
+            cache.write_members(&mut object);
+        }
+        object.close();
+        into_text(out)
+    }
 }
 
 /// Builds a catalog page by page under one policy.
@@ -225,40 +266,43 @@ fn valid_name(name: &str) -> bool {
 
 fn read_tool(entry: JsonRef<'_>) -> Result<Tool, ToolRejection> {
     let tool = entry.as_object().ok_or(ToolRejection::NotAnObject)?;
-    let name = tool
-        .get("name")
+    let ([name, title, description, schema, output_schema, annotations], extra) = tool.split([
+        "name",
+        "title",
+        "description",
+        "inputSchema",
+        "outputSchema",
+        "annotations",
+    ]);
+    let name = name
         .and_then(JsonRef::as_str)
         .ok_or(ToolRejection::MissingName)?;
     if !valid_name(&name) {
         return Err(ToolRejection::InvalidName);
     }
-    let schema = tool
-        .get("inputSchema")
+    let schema = schema
         .filter(|s| s.is_object())
         .ok_or(ToolRejection::InputSchemaNotObject)?;
     let schema_type = schema.as_object().and_then(|s| s.get("type"));
     if schema_type.and_then(JsonRef::as_str).as_deref() != Some("object") {
         return Err(ToolRejection::InputSchemaTypeNotObject);
     }
-    let text = |field: &'static str| {
-        tool.opt_str(field)
-            .map(|s| s.map(String::from))
-            .map_err(|()| ToolRejection::InvalidField(field))
+    let text = |value: Option<JsonRef<'_>>, field: &'static str| {
+        opt_string(value, field).map_err(ToolRejection::InvalidField)
     };
-    let title = text("title")?;
-    let description = text("description")?;
-    let annotations = match tool.get("annotations") {
+    let annotations = match annotations {
         None => None,
         Some(a) if a.is_object() => Some(RawObject::from_trusted(a.to_raw())),
         Some(_) => return Err(ToolRejection::InvalidField("annotations")),
     };
     Ok(Tool {
         name: String::from(name),
-        title,
-        description,
+        title: text(title, "title")?,
+        description: text(description, "description")?,
         input_schema: RawObject::from_trusted(schema.to_raw()),
-        output_schema: tool.get("outputSchema").map(JsonRef::to_raw),
+        output_schema: output_schema.map(JsonRef::to_raw),
         annotations,
+        extra,
     })
 }
 
@@ -366,5 +410,18 @@ mod tests {
         let allow: Allowlist = ["word_count", "not_advertised"].into_iter().collect();
         let offered: Vec<&str> = catalog.offered(&allow).map(|t| t.name.as_str()).collect();
         assert_eq!(offered, ["word_count"]);
+    }
+}
+
+#[cfg(feature = "serde")]
+crate::json::serde::serialize_as_json!(Tool, Catalog);
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Tool {
+    /// Reads a tool as a `tools/list` entry, validated by the same rules.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let raw = <RawObject as serde::Deserialize>::deserialize(deserializer)?;
+        read_tool(JsonRef::new(raw.as_str())).map_err(D::Error::custom)
     }
 }

@@ -83,6 +83,17 @@ impl fmt::Debug for RequestId {
     }
 }
 
+#[cfg(feature = "serde")]
+impl serde::Serialize for RequestId {
+    /// An integer id as a number, a string id as a string.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Integer(n) => serializer.serialize_i64(*n),
+            Repr::String(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

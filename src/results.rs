@@ -2,10 +2,13 @@
 //!
 //! Each reader takes a validated result and says what is missing or mistyped in a few words;
 //! the session turns that into [`ProtocolViolation::InvalidResult`](crate::ProtocolViolation).
+//! Every type keeps the members it does not model in `extra`, so that writing it back
+//! ([`CallToolResult::to_json`], or `Serialize` with the `serde` feature) gives back every
+//! member the server sent.
 
 use alloc::{string::String, vec::Vec};
 
-use crate::json::view::{array, optional_str, required_str, JsonRef, Object, Problem};
+use crate::json::view::{opt_string, string, JsonRef, Object, Problem};
 use crate::json::write::{into_text, write_array, ObjectWriter};
 use crate::json::{RawJson, RawObject};
 
@@ -15,6 +18,7 @@ use crate::json::{RawJson, RawObject};
 /// read. That is not a JSON-RPC error (which the application sees as
 /// [`Error::Rpc`](crate::Error::Rpc)) and not a local failure.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// The content blocks, in order.
     pub content: Vec<ContentBlock>,
@@ -22,12 +26,23 @@ pub struct CallToolResult {
     pub structured_content: Option<RawJson>,
     /// Whether the tool reports that it failed.
     pub is_error: bool,
+    /// Every member this crate does not model (`_meta`, ...), kept as sent.
+    pub extra: RawObject,
 }
 
 impl CallToolResult {
-    /// The result as compact JSON, as the server's `tools/call` result would say it
-    /// (`content`, `structuredContent` if any, `isError`). Members this client does not read,
-    /// such as `_meta`, are not kept.
+    /// A result of `content`, not an error, with nothing else.
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        CallToolResult {
+            content,
+            structured_content: None,
+            is_error: false,
+            extra: RawObject::empty(),
+        }
+    }
+
+    /// The result as compact JSON, as the server's `tools/call` result says it: `content`,
+    /// `structuredContent` if any, `isError`, then every member kept in `extra`.
     pub fn to_json(&self) -> String {
         let mut out = Vec::new();
         let mut object = ObjectWriter::open(&mut out);
@@ -37,6 +52,7 @@ impl CallToolResult {
             object.raw("structuredContent", structured.as_str());
         }
         object.boolean("isError", self.is_error);
+        object.members_of(&self.extra);
         object.close();
         into_text(out)
     }
@@ -45,7 +61,7 @@ impl CallToolResult {
     pub fn text(&self) -> String {
         let mut out = String::new();
         for block in &self.content {
-            if let ContentBlock::Text { text } = block {
+            if let ContentBlock::Text { text, .. } = block {
                 if !out.is_empty() {
                     out.push('\n');
                 }
@@ -56,8 +72,8 @@ impl CallToolResult {
     }
 
     pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
-        let [content, is_error, structured] =
-            result.fields(["content", "isError", "structuredContent"]);
+        let ([content, is_error, structured], extra) =
+            result.split(["content", "isError", "structuredContent"]);
         let content = content
             .and_then(JsonRef::as_array)
             .ok_or("content is not an array")?
@@ -71,34 +87,46 @@ impl CallToolResult {
             content,
             structured_content: structured.map(JsonRef::to_raw),
             is_error,
+            extra,
         })
     }
 }
 
-/// One block of content in a tool result or a prompt message.
+/// One block of content in a tool result or a prompt message. Each kind keeps the members
+/// it does not model (`annotations`, `_meta`, ...) in its `extra`.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ContentBlock {
     /// Text.
+    #[non_exhaustive]
     Text {
         /// The text.
         text: String,
+        /// Every other member, as sent.
+        extra: RawObject,
     },
     /// An image, base64-encoded.
+    #[non_exhaustive]
     Image {
         /// The base64 data, as sent.
         data: String,
         /// Its MIME type.
         mime_type: String,
+        /// Every other member, as sent.
+        extra: RawObject,
     },
     /// Audio, base64-encoded.
+    #[non_exhaustive]
     Audio {
         /// The base64 data, as sent.
         data: String,
         /// Its MIME type.
         mime_type: String,
+        /// Every other member, as sent.
+        extra: RawObject,
     },
     /// A link to a resource the client may read.
+    #[non_exhaustive]
     ResourceLink {
         /// The resource's URI.
         uri: String,
@@ -108,15 +136,31 @@ pub enum ContentBlock {
         mime_type: Option<String>,
         /// Its description, if given.
         description: Option<String>,
+        /// Every other member, as sent.
+        extra: RawObject,
     },
     /// A resource embedded in the result.
-    Resource(ResourceContents),
+    #[non_exhaustive]
+    Resource {
+        /// The resource.
+        resource: ResourceContents,
+        /// Every other member of the block, as sent.
+        extra: RawObject,
+    },
     /// A block of a type this client does not know, kept whole.
     Other(RawObject),
 }
 
 impl ContentBlock {
-    /// The block as compact JSON, with its `type`.
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text {
+            text: text.into(),
+            extra: RawObject::empty(),
+        }
+    }
+
+    /// The block as compact JSON, with its `type` and every member it keeps.
     pub fn to_json(&self) -> String {
         let mut out = Vec::new();
         self.write_json(&mut out);
@@ -124,17 +168,23 @@ impl ContentBlock {
     }
 
     fn write_json(&self, out: &mut Vec<u8>) {
-        if let ContentBlock::Other(raw) = self {
-            out.extend_from_slice(raw.as_str().as_bytes());
-            return;
-        }
         let mut object = ObjectWriter::open(out);
-        match self {
-            ContentBlock::Text { text } => {
+        let extra = match self {
+            ContentBlock::Text { text, extra } => {
                 object.string("type", "text");
                 object.string("text", text);
+                extra
             }
-            ContentBlock::Image { data, mime_type } | ContentBlock::Audio { data, mime_type } => {
+            ContentBlock::Image {
+                data,
+                mime_type,
+                extra,
+            }
+            | ContentBlock::Audio {
+                data,
+                mime_type,
+                extra,
+            } => {
                 let kind = if matches!(self, ContentBlock::Image { .. }) {
                     "image"
                 } else {
@@ -143,26 +193,31 @@ impl ContentBlock {
                 object.string("type", kind);
                 object.string("data", data);
                 object.string("mimeType", mime_type);
+                extra
             }
             ContentBlock::ResourceLink {
                 uri,
                 name,
                 mime_type,
                 description,
+                extra,
             } => {
                 object.string("type", "resource_link");
                 object.string("uri", uri);
                 object.string("name", name);
                 object.opt_string("mimeType", mime_type.as_deref());
                 object.opt_string("description", description.as_deref());
+                extra
             }
-            ContentBlock::Resource(contents) => {
+            ContentBlock::Resource { resource, extra } => {
                 object.string("type", "resource");
                 object.key("resource");
-                contents.write_json(object.out());
+                resource.write_json(object.out());
+                extra
             }
-            ContentBlock::Other(_) => {}
-        }
+            ContentBlock::Other(whole) => whole,
+        };
+        object.members_of(extra);
         object.close();
     }
 
@@ -170,45 +225,54 @@ impl ContentBlock {
         let object = block
             .as_object()
             .ok_or("a content block is not an object")?;
-        let [kind, text] = object.fields(["type", "text"]);
-        let kind = kind
-            .and_then(JsonRef::as_str)
-            .ok_or("a content block has no type")?;
-        Ok(match kind.as_ref() {
-            "text" => ContentBlock::Text {
-                text: text
-                    .and_then(JsonRef::as_str)
-                    .map(String::from)
-                    .ok_or("a text block has no text")?,
-            },
-            "image" | "audio" => {
-                let data = required_str(&object, "data", "a media block has no data")?;
-                let mime_type = required_str(&object, "mimeType", "a media block has no mimeType")?;
-                if kind == "image" {
-                    ContentBlock::Image { data, mime_type }
-                } else {
-                    ContentBlock::Audio { data, mime_type }
+        let kind = string(object.get("type"), "a content block has no type")?;
+        Ok(match kind.as_str() {
+            "text" => {
+                let ([_, text], extra) = object.split(["type", "text"]);
+                ContentBlock::Text {
+                    text: string(text, "a text block has no text")?,
+                    extra,
                 }
             }
-            "resource_link" => ContentBlock::ResourceLink {
-                uri: required_str(&object, "uri", "a resource link has no uri")?,
-                name: required_str(&object, "name", "a resource link has no name")?,
-                mime_type: optional_str(
-                    &object,
-                    "mimeType",
-                    "a resource link's mimeType is not a string",
-                )?,
-                description: optional_str(
-                    &object,
-                    "description",
-                    "a resource link's description is not a string",
-                )?,
-            },
+            "image" | "audio" => {
+                let ([_, data, mime_type], extra) = object.split(["type", "data", "mimeType"]);
+                let data = string(data, "a media block has no data")?;
+                let mime_type = string(mime_type, "a media block has no mimeType")?;
+                if kind == "image" {
+                    ContentBlock::Image {
+                        data,
+                        mime_type,
+                        extra,
+                    }
+                } else {
+                    ContentBlock::Audio {
+                        data,
+                        mime_type,
+                        extra,
+                    }
+                }
+            }
+            "resource_link" => {
+                let ([_, uri, name, mime_type, description], extra) =
+                    object.split(["type", "uri", "name", "mimeType", "description"]);
+                ContentBlock::ResourceLink {
+                    uri: string(uri, "a resource link has no uri")?,
+                    name: string(name, "a resource link has no name")?,
+                    mime_type: opt_string(mime_type, "a resource link's mimeType is not a string")?,
+                    description: opt_string(
+                        description,
+                        "a resource link's description is not a string",
+                    )?,
+                    extra,
+                }
+            }
             "resource" => {
-                let resource = object
-                    .get("resource")
-                    .ok_or("an embedded resource is missing")?;
-                ContentBlock::Resource(ResourceContents::read(resource)?)
+                let ([_, resource], extra) = object.split(["type", "resource"]);
+                let resource = resource.ok_or("an embedded resource is missing")?;
+                ContentBlock::Resource {
+                    resource: ResourceContents::read(resource)?,
+                    extra,
+                }
             }
             _ => ContentBlock::Other(RawObject::from_trusted(block.to_raw())),
         })
@@ -217,6 +281,7 @@ impl ContentBlock {
 
 /// The contents of a resource: text or base64 binary.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ResourceContents {
     /// The resource's URI.
     pub uri: String,
@@ -224,6 +289,8 @@ pub struct ResourceContents {
     pub mime_type: Option<String>,
     /// The text or the blob.
     pub body: ResourceBody,
+    /// Every member this crate does not model (`_meta`, ...), kept as sent.
+    pub extra: RawObject,
 }
 
 /// What a resource holds.
@@ -236,6 +303,23 @@ pub enum ResourceBody {
 }
 
 impl ResourceContents {
+    /// The contents `body` of the resource at `uri`, with no MIME type.
+    pub fn new(uri: impl Into<String>, body: ResourceBody) -> Self {
+        ResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            body,
+            extra: RawObject::empty(),
+        }
+    }
+
+    /// The contents as compact JSON, as a `resources/read` result lists them.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        self.write_json(&mut out);
+        into_text(out)
+    }
+
     fn write_json(&self, out: &mut Vec<u8>) {
         let mut object = ObjectWriter::open(out);
         object.string("uri", &self.uri);
@@ -244,6 +328,7 @@ impl ResourceContents {
             ResourceBody::Text(text) => object.string("text", text),
             ResourceBody::Blob(blob) => object.string("blob", blob),
         }
+        object.members_of(&self.extra);
         object.close();
     }
 
@@ -251,23 +336,29 @@ impl ResourceContents {
         let object = value
             .as_object()
             .ok_or("resource contents are not an object")?;
-        let text = optional_str(&object, "text", "a resource's text is not a string")?;
-        let blob = optional_str(&object, "blob", "a resource's blob is not a string")?;
+        let ([uri, mime_type, text, blob], extra) =
+            object.split(["uri", "mimeType", "text", "blob"]);
+        let text = opt_string(text, "a resource's text is not a string")?;
+        let blob = opt_string(blob, "a resource's blob is not a string")?;
         let body = match (text, blob) {
             (Some(text), None) => ResourceBody::Text(text),
             (None, Some(blob)) => ResourceBody::Blob(blob),
             _ => return Err("a resource has not exactly one of text and blob"),
         };
         Ok(ResourceContents {
-            uri: required_str(&object, "uri", "a resource has no uri")?,
-            mime_type: optional_str(&object, "mimeType", "a resource's mimeType is not a string")?,
+            uri: string(uri, "a resource has no uri")?,
+            mime_type: opt_string(mime_type, "a resource's mimeType is not a string")?,
             body,
+            extra,
         })
     }
 
     /// The contents of a `resources/read` result.
     pub(crate) fn read_all(result: &Object<'_>) -> Result<Vec<Self>, Problem> {
-        array(result, "contents", "contents is not an array")?
+        result
+            .get("contents")
+            .and_then(JsonRef::as_array)
+            .ok_or("contents is not an array")?
             .map(ResourceContents::read)
             .collect()
     }
@@ -275,6 +366,7 @@ impl ResourceContents {
 
 /// A resource the server lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Resource {
     /// Its URI.
     pub uri: String,
@@ -284,26 +376,53 @@ pub struct Resource {
     pub description: Option<String>,
     /// Its MIME type, if given.
     pub mime_type: Option<String>,
+    /// Every member this crate does not model (`title`, `size`, `annotations`, `icons`,
+    /// `_meta`, ...), kept as sent.
+    pub extra: RawObject,
 }
 
 impl Resource {
+    /// The resource `name` at `uri`, with nothing else.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            description: None,
+            mime_type: None,
+            extra: RawObject::empty(),
+        }
+    }
+
+    /// The resource as compact JSON, as a `resources/list` result lists it.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        let mut object = ObjectWriter::open(&mut out);
+        object.string("uri", &self.uri);
+        object.string("name", &self.name);
+        object.opt_string("description", self.description.as_deref());
+        object.opt_string("mimeType", self.mime_type.as_deref());
+        object.members_of(&self.extra);
+        object.close();
+        into_text(out)
+    }
+
     pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
         let object = value.as_object().ok_or("a resource is not an object")?;
+        let ([uri, name, description, mime_type], extra) =
+            object.split(["uri", "name", "description", "mimeType"]);
         Ok(Resource {
-            uri: required_str(&object, "uri", "a resource has no uri")?,
-            name: required_str(&object, "name", "a resource has no name")?,
-            description: optional_str(
-                &object,
-                "description",
-                "a resource's description is not a string",
-            )?,
-            mime_type: optional_str(&object, "mimeType", "a resource's mimeType is not a string")?,
+            uri: string(uri, "a resource has no uri")?,
+            name: string(name, "a resource has no name")?,
+            description: opt_string(description, "a resource's description is not a string")?,
+            mime_type: opt_string(mime_type, "a resource's mimeType is not a string")?,
+            extra,
         })
     }
 }
 
 /// A prompt template the server lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Prompt {
     /// Its name.
     pub name: String,
@@ -311,10 +430,13 @@ pub struct Prompt {
     pub description: Option<String>,
     /// Its arguments.
     pub arguments: Vec<PromptArgument>,
+    /// Every member this crate does not model (`title`, `icons`, `_meta`, ...), kept as sent.
+    pub extra: RawObject,
 }
 
 /// One argument of a prompt template.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// Its name.
     pub name: String,
@@ -322,84 +444,212 @@ pub struct PromptArgument {
     pub description: Option<String>,
     /// Whether it must be given.
     pub required: bool,
+    /// Every member this crate does not model (`title`, ...), kept as sent.
+    pub extra: RawObject,
+}
+
+impl PromptArgument {
+    /// An optional argument called `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        PromptArgument {
+            name: name.into(),
+            description: None,
+            required: false,
+            extra: RawObject::empty(),
+        }
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let mut object = ObjectWriter::open(out);
+        object.string("name", &self.name);
+        object.opt_string("description", self.description.as_deref());
+        object.boolean("required", self.required);
+        object.members_of(&self.extra);
+        object.close();
+    }
+
+    fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
+        let object = value
+            .as_object()
+            .ok_or("a prompt argument is not an object")?;
+        let ([name, description, required], extra) =
+            object.split(["name", "description", "required"]);
+        Ok(PromptArgument {
+            name: string(name, "a prompt argument has no name")?,
+            description: opt_string(
+                description,
+                "a prompt argument's description is not a string",
+            )?,
+            // Anything but `true` leaves the argument optional, as before.
+            required: required.and_then(JsonRef::as_bool).unwrap_or(false),
+            extra,
+        })
+    }
 }
 
 impl Prompt {
+    /// The prompt `name`, with no arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        Prompt {
+            name: name.into(),
+            description: None,
+            arguments: Vec::new(),
+            extra: RawObject::empty(),
+        }
+    }
+
+    /// The prompt as compact JSON, as a `prompts/list` result lists it.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        let mut object = ObjectWriter::open(&mut out);
+        object.string("name", &self.name);
+        object.opt_string("description", self.description.as_deref());
+        object.key("arguments");
+        write_array(object.out(), &self.arguments, PromptArgument::write_json);
+        object.members_of(&self.extra);
+        object.close();
+        into_text(out)
+    }
+
     pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
         let object = value.as_object().ok_or("a prompt is not an object")?;
-        let arguments = match object.get("arguments") {
+        let ([name, description, arguments], extra) =
+            object.split(["name", "description", "arguments"]);
+        let arguments = match arguments {
             None => Vec::new(),
             Some(list) => list
                 .as_array()
                 .ok_or("a prompt's arguments are not an array")?
-                .map(|arg| {
-                    let arg = arg
-                        .as_object()
-                        .ok_or("a prompt argument is not an object")?;
-                    Ok(PromptArgument {
-                        name: required_str(&arg, "name", "a prompt argument has no name")?,
-                        description: optional_str(
-                            &arg,
-                            "description",
-                            "a prompt argument's description is not a string",
-                        )?,
-                        required: arg
-                            .get("required")
-                            .and_then(JsonRef::as_bool)
-                            .unwrap_or(false),
-                    })
-                })
+                .map(PromptArgument::read)
                 .collect::<Result<Vec<_>, Problem>>()?,
         };
         Ok(Prompt {
-            name: required_str(&object, "name", "a prompt has no name")?,
-            description: optional_str(
-                &object,
-                "description",
-                "a prompt's description is not a string",
-            )?,
+            name: string(name, "a prompt has no name")?,
+            description: opt_string(description, "a prompt's description is not a string")?,
             arguments,
+            extra,
         })
     }
 }
 
 /// The result of `prompts/get`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// The prompt's description, if given.
     pub description: Option<String>,
     /// The messages the prompt expands to.
     pub messages: Vec<PromptMessage>,
+    /// Every member this crate does not model (`_meta`, ...), kept as sent.
+    pub extra: RawObject,
 }
 
 /// One message of an expanded prompt.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// `user` or `assistant`.
     pub role: String,
     /// Its content.
     pub content: ContentBlock,
+    /// Every member this crate does not model, kept as sent.
+    pub extra: RawObject,
+}
+
+impl PromptMessage {
+    /// A message of `role` (`user` or `assistant`) holding `content`.
+    pub fn new(role: impl Into<String>, content: ContentBlock) -> Self {
+        PromptMessage {
+            role: role.into(),
+            content,
+            extra: RawObject::empty(),
+        }
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let mut object = ObjectWriter::open(out);
+        object.string("role", &self.role);
+        object.key("content");
+        self.content.write_json(object.out());
+        object.members_of(&self.extra);
+        object.close();
+    }
+
+    fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
+        let object = value
+            .as_object()
+            .ok_or("a prompt message is not an object")?;
+        let ([role, content], extra) = object.split(["role", "content"]);
+        let role = string(role, "a prompt message has no role")?;
+        if role != "user" && role != "assistant" {
+            return Err("a prompt message's role is neither user nor assistant");
+        }
+        let content = content.ok_or("a prompt message has no content")?;
+        Ok(PromptMessage {
+            role,
+            content: ContentBlock::read(content)?,
+            extra,
+        })
+    }
 }
 
 impl GetPromptResult {
+    /// A result of `messages`, with no description.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        GetPromptResult {
+            description: None,
+            messages,
+            extra: RawObject::empty(),
+        }
+    }
+
+    /// The result as compact JSON, as the server's `prompts/get` result says it.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        let mut object = ObjectWriter::open(&mut out);
+        object.opt_string("description", self.description.as_deref());
+        object.key("messages");
+        write_array(object.out(), &self.messages, PromptMessage::write_json);
+        object.members_of(&self.extra);
+        object.close();
+        into_text(out)
+    }
+
     pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
-        let messages = array(result, "messages", "messages is not an array")?
-            .map(|m| {
-                let m = m.as_object().ok_or("a prompt message is not an object")?;
-                let role = required_str(&m, "role", "a prompt message has no role")?;
-                if role != "user" && role != "assistant" {
-                    return Err("a prompt message's role is neither user nor assistant");
-                }
-                let content = m.get("content").ok_or("a prompt message has no content")?;
-                Ok(PromptMessage {
-                    role,
-                    content: ContentBlock::read(content)?,
-                })
-            })
+        let ([description, messages], extra) = result.split(["description", "messages"]);
+        let messages = messages
+            .and_then(JsonRef::as_array)
+            .ok_or("messages is not an array")?
+            .map(PromptMessage::read)
             .collect::<Result<Vec<_>, Problem>>()?;
         Ok(GetPromptResult {
-            description: optional_str(result, "description", "the description is not a string")?,
+            description: opt_string(description, "the description is not a string")?,
             messages,
+            extra,
         })
+    }
+}
+
+#[cfg(feature = "serde")]
+crate::json::serde::serialize_as_json!(
+    CallToolResult,
+    ContentBlock,
+    ResourceContents,
+    Resource,
+    Prompt,
+    GetPromptResult,
+);
+
+#[cfg(feature = "serde")]
+impl CallToolResult {
+    /// Reads `structuredContent` into a type of the application's; `None` when the tool gave
+    /// none.
+    ///
+    /// # Errors
+    /// `serde_json`'s error when the structured content does not have the type's shape.
+    pub fn structured<T: serde::de::DeserializeOwned>(
+        &self,
+    ) -> Option<Result<T, serde_json::Error>> {
+        self.structured_content.as_ref().map(RawJson::deserialize)
     }
 }

@@ -78,6 +78,29 @@ impl fmt::Debug for ErrorCode {
     }
 }
 
+#[cfg(feature = "serde")]
+impl serde::Serialize for ErrorCode {
+    /// The number.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i32(self.0)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for RpcError {
+    /// `{"code": .., "message": .., "data": ..}`, as JSON-RPC writes it.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("code", &self.code)?;
+        map.serialize_entry("message", &self.message)?;
+        if let Some(data) = &self.data {
+            map.serialize_entry("data", data)?;
+        }
+        map.end()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,14 +1,16 @@
 //! What the handshake learns about the server: its revision, capabilities, identity,
 //! instructions, and how long that may be cached.
 
-use alloc::string::String;
+use alloc::{string::String, vec::Vec};
 
-use crate::json::view::{optional_str, required_str, JsonRef, Object, Problem};
+use crate::json::view::{opt_string, string, JsonRef, Object, Problem};
+use crate::json::write::{into_text, write_integer, ObjectWriter};
 use crate::json::RawObject;
 use crate::version::ProtocolVersion;
 
 /// A program's self-description (`serverInfo`): for display and logs, never for decisions.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Implementation {
     /// Its name.
     pub name: String,
@@ -16,21 +18,52 @@ pub struct Implementation {
     pub version: String,
     /// A human-readable title, if given.
     pub title: Option<String>,
+    /// Every member this crate does not model (`icons`, `websiteUrl`, ...), kept as sent.
+    pub extra: RawObject,
 }
 
 impl Implementation {
+    /// The program `name` at `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Implementation {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            extra: RawObject::empty(),
+        }
+    }
+
+    /// The self-description as compact JSON, as `serverInfo` says it.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        self.write_json(&mut out);
+        into_text(out)
+    }
+
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
+        let mut object = ObjectWriter::open(out);
+        object.string("name", &self.name);
+        object.string("version", &self.version);
+        object.opt_string("title", self.title.as_deref());
+        object.members_of(&self.extra);
+        object.close();
+    }
+
     pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
         let object = value.as_object().ok_or("serverInfo is not an object")?;
+        let ([name, version, title], extra) = object.split(["name", "version", "title"]);
         Ok(Implementation {
-            name: required_str(&object, "name", "serverInfo has no name")?,
-            version: required_str(&object, "version", "serverInfo has no version")?,
-            title: optional_str(&object, "title", "serverInfo's title is not a string")?,
+            name: string(name, "serverInfo has no name")?,
+            version: string(version, "serverInfo has no version")?,
+            title: opt_string(title, "serverInfo's title is not a string")?,
+            extra,
         })
     }
 }
 
 /// The capabilities a server declared.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// It offers tools.
     pub tools: bool,
@@ -45,6 +78,15 @@ pub struct ServerCapabilities {
 }
 
 impl ServerCapabilities {
+    /// The capabilities the object `raw` declares; `raw` must be a `capabilities` object as
+    /// a server sends it (each capability an object).
+    ///
+    /// # Errors
+    /// What is wrong with `raw`, in a few words.
+    pub fn from_raw(raw: &RawObject) -> Result<Self, &'static str> {
+        ServerCapabilities::read(JsonRef::new(raw.as_str()))
+    }
+
     pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
         let object = value.as_object().ok_or("capabilities are not an object")?;
         let declared = |name: &str| -> Result<bool, Problem> {
@@ -66,6 +108,7 @@ impl ServerCapabilities {
 
 /// Whether a cached result may be shared (2026-07-28 `cacheScope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CacheScope {
     /// The same for every caller.
     Public,
@@ -75,6 +118,7 @@ pub enum CacheScope {
 
 /// How long a result may be cached (2026-07-28 `ttlMs` and `cacheScope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CacheHint {
     /// Milliseconds the result stays fresh; a missing or negative `ttlMs` counts as 0.
     pub ttl_ms: u64,
@@ -83,7 +127,23 @@ pub struct CacheHint {
 }
 
 impl CacheHint {
-    /// The hint a modern result carries, if it carries either field.
+    /// Fresh for `ttl_ms` milliseconds, shared as `scope` says.
+    pub fn new(ttl_ms: u64, scope: CacheScope) -> Self {
+        CacheHint { ttl_ms, scope }
+    }
+
+    /// Writes `ttlMs` and `cacheScope` as members of `object`, as a result carries them.
+    pub(crate) fn write_members(&self, object: &mut ObjectWriter<'_>) {
+        object.key("ttlMs");
+        write_integer(object.out(), i64::try_from(self.ttl_ms).unwrap_or(i64::MAX));
+        let scope = match self.scope {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        };
+        object.string("cacheScope", scope);
+    }
+
+    /// The hint a stateless result carries, if it carries either field.
     pub(crate) fn read(result: &Object<'_>) -> Option<Self> {
         let ttl = result.get("ttlMs");
         let scope = result.get("cacheScope");
@@ -120,6 +180,7 @@ impl CacheHint {
 
 /// What the handshake established.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Connected {
     /// The revision in use.
     pub version: ProtocolVersion,
@@ -131,4 +192,73 @@ pub struct Connected {
     pub instructions: Option<String>,
     /// How long the discovery result may be cached (2026-07-28 only).
     pub cache: Option<CacheHint>,
+}
+
+impl Connected {
+    /// A connection at `version` to a server with `capabilities`, and nothing else known.
+    pub fn new(version: ProtocolVersion, capabilities: ServerCapabilities) -> Self {
+        Connected {
+            version,
+            capabilities,
+            server_info: None,
+            instructions: None,
+            cache: None,
+        }
+    }
+
+    /// What the handshake established, as compact JSON in the shape of an `initialize`
+    /// result (`protocolVersion`, `capabilities`, `serverInfo`, `instructions`), with the
+    /// cache hint's `ttlMs` and `cacheScope` when there is one.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        let mut object = ObjectWriter::open(&mut out);
+        object.string("protocolVersion", self.version.as_str());
+        object.raw("capabilities", self.capabilities.raw.as_str());
+        if let Some(info) = &self.server_info {
+            object.key("serverInfo");
+            info.write_json(object.out());
+        }
+        object.opt_string("instructions", self.instructions.as_deref());
+        if let Some(cache) = &self.cache {
+            cache.write_members(&mut object);
+        }
+        object.close();
+        into_text(out)
+    }
+}
+
+#[cfg(feature = "serde")]
+crate::json::serde::serialize_as_json!(Implementation, Connected);
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for ServerCapabilities {
+    /// The capabilities object, as the server sent it.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.raw.serialize(serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for CacheHint {
+    /// `{"ttlMs": .., "cacheScope": ..}`, as a result carries them.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = Vec::new();
+        let mut object = ObjectWriter::open(&mut out);
+        self.write_members(&mut object);
+        object.close();
+        crate::json::serde::serialize_text(&into_text(out), serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for CacheHint {
+    /// Reads `{"ttlMs": .., "cacheScope": ..}` as a result's members are read: a missing or
+    /// negative `ttlMs` is 0, and any scope but `public` is private.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = <RawObject as serde::Deserialize>::deserialize(deserializer)?;
+        Ok(CacheHint::read(&Object::of(&raw)).unwrap_or(CacheHint {
+            ttl_ms: 0,
+            scope: CacheScope::Private,
+        }))
+    }
 }

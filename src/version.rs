@@ -103,6 +103,27 @@ impl ProtocolChoice {
     }
 }
 
+
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for ProtocolVersion {
+    /// The revision's date string.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for ProtocolVersion {
+    /// A revision this client speaks, from its date string.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let text = <alloc::string::String as serde::Deserialize>::deserialize(deserializer)?;
+        ProtocolVersion::parse(&text)
+            .ok_or_else(|| D::Error::custom(alloc::format!("unknown protocol version {text:?}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

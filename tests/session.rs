@@ -371,7 +371,7 @@ fn results_are_typed_block_by_block() {
     assert!(matches!(&r.content[2], ContentBlock::Audio { .. }));
     assert!(matches!(&r.content[3], ContentBlock::ResourceLink { uri, .. } if uri == "file:///a"));
     assert!(
-        matches!(&r.content[4], ContentBlock::Resource(c) if c.body == ResourceBody::Text("b".into()))
+        matches!(&r.content[4], ContentBlock::Resource { resource, .. } if resource.body == ResourceBody::Text("b".into()))
     );
     assert!(
         matches!(&r.content[5], ContentBlock::Other(raw) if raw.as_str() == r#"{"type":"hologram","x":1}"#)

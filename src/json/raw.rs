@@ -37,8 +37,30 @@ fn compact(text: &str) -> String {
 /// into a tree on the hot path, and written back out verbatim. Equal values with different
 /// spellings (`1.0` and `1`, `"a"` and `"\u0061"`) are different `RawJson`s; insignificant
 /// whitespace is removed, so the text never holds a raw newline.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct RawJson(Box<str>);
+#[derive(Clone)]
+pub struct RawJson(Text);
+
+/// The text of a [`RawJson`]: owned, or a constant this crate wrote (the empty object, which
+/// so costs no allocation on the per-call path).
+#[derive(Clone)]
+enum Text {
+    Static(&'static str),
+    Owned(Box<str>),
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for RawJson {}
+
+impl core::hash::Hash for RawJson {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
 
 impl RawJson {
     /// Validates `text` as one JSON value under `limits` and keeps it in compact form.
@@ -76,32 +98,40 @@ impl RawJson {
     pub(crate) fn from_span(text: &str, span: Range<usize>, spaced: bool) -> Self {
         let raw = text.get(span).unwrap_or_default();
         if spaced {
-            RawJson(compact(raw).into_boxed_str())
+            RawJson(Text::Owned(compact(raw).into_boxed_str()))
         } else {
-            RawJson(Box::from(raw))
+            RawJson(Text::Owned(Box::from(raw)))
         }
     }
 
     /// The compact JSON text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        match &self.0 {
+            Text::Static(text) => text,
+            Text::Owned(text) => text,
+        }
     }
 
     /// Whether the value is a JSON object.
     pub fn is_object(&self) -> bool {
-        self.0.starts_with('{')
+        self.as_str().starts_with('{')
+    }
+
+    /// Wraps compact JSON text this crate wrote itself.
+    pub(crate) fn from_trusted_text(text: String) -> Self {
+        RawJson(Text::Owned(text.into_boxed_str()))
     }
 }
 
 impl fmt::Debug for RawJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "RawJson({})", self.0)
+        write!(f, "RawJson({})", self.as_str())
     }
 }
 
 impl fmt::Display for RawJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
@@ -112,7 +142,7 @@ pub struct RawObject(RawJson);
 impl RawObject {
     /// The empty object, `{}`.
     pub fn empty() -> Self {
-        RawObject(RawJson(Box::from("{}")))
+        RawObject(RawJson(Text::Static("{}")))
     }
 
     /// Validates `text` as one JSON object under `limits`.
@@ -138,6 +168,16 @@ impl RawObject {
     /// Wraps a [`RawJson`] the crate has checked is an object.
     pub(crate) fn from_trusted(raw: RawJson) -> Self {
         RawObject(raw)
+    }
+
+    /// Wraps compact JSON object text this crate wrote itself.
+    pub(crate) fn from_trusted_text(text: String) -> Self {
+        RawObject(RawJson::from_trusted_text(text))
+    }
+
+    /// Whether this is the empty object, `{}`.
+    pub fn is_empty(&self) -> bool {
+        self.as_str() == "{}"
     }
 
     /// The compact JSON text.

@@ -6,10 +6,11 @@
 //! allocated, and strings are borrowed unless they hold escapes.
 
 use alloc::borrow::Cow;
-use alloc::string::String;
+use alloc::{string::String, vec::Vec};
 
 use super::raw::{RawJson, RawObject};
 use super::scan::{decode_string, string_stop};
+use super::write::{into_text, write_string};
 
 /// The index just past the string whose opening quote is at `at`, and whether the string
 /// holds an escape.
@@ -127,6 +128,11 @@ impl<'t> JsonRef<'t> {
         })
     }
 
+    /// The value's compact JSON text.
+    pub(crate) fn text(self) -> &'t str {
+        self.0
+    }
+
     /// The value as an owned [`RawJson`].
     pub(crate) fn to_raw(self) -> RawJson {
         RawJson::from_span(self.0, 0..self.0.len(), false)
@@ -168,6 +174,40 @@ impl<'t> Object<'t> {
             }
         }
         found
+    }
+
+    /// The values of the members named `keys`, and every other member kept whole as a
+    /// compact object (the empty object, which costs nothing, when there are none), in one
+    /// walk: what a reader models, and what it must keep so that nothing the peer sent is
+    /// lost on the way back out.
+    pub(crate) fn split<const N: usize>(
+        &self,
+        keys: [&str; N],
+    ) -> ([Option<JsonRef<'t>>; N], RawObject) {
+        let mut found = [None; N];
+        let mut rest = Vec::new();
+        for (key, value) in self.members() {
+            match keys.iter().position(|k| *k == key) {
+                Some(slot) => {
+                    if let Some(entry) = found.get_mut(slot) {
+                        *entry = Some(value);
+                    }
+                }
+                None => {
+                    rest.push(if rest.is_empty() { b'{' } else { b',' });
+                    write_string(&mut rest, &key);
+                    rest.push(b':');
+                    rest.extend_from_slice(value.text().as_bytes());
+                }
+            }
+        }
+        let extra = if rest.is_empty() {
+            RawObject::empty()
+        } else {
+            rest.push(b'}');
+            RawObject::from_trusted_text(into_text(rest))
+        };
+        (found, extra)
     }
 
     /// The string value of member `key`: `Ok(None)` when absent, `Err(())` when present
@@ -230,35 +270,22 @@ impl<'t> Iterator for Elements<'t> {
 /// What a reader found wrong, in a few words.
 pub(crate) type Problem = &'static str;
 
-pub(crate) fn required_str(
-    object: &Object<'_>,
-    key: &str,
-    problem: Problem,
-) -> Result<String, Problem> {
-    object
-        .get(key)
+/// A member's value that must be a string.
+pub(crate) fn string(value: Option<JsonRef<'_>>, problem: Problem) -> Result<String, Problem> {
+    value
         .and_then(JsonRef::as_str)
         .map(String::from)
         .ok_or(problem)
 }
 
-pub(crate) fn optional_str(
-    object: &Object<'_>,
-    key: &str,
+/// A member's value that may be absent but, when present, must be a string.
+pub(crate) fn opt_string(
+    value: Option<JsonRef<'_>>,
     problem: Problem,
 ) -> Result<Option<String>, Problem> {
-    object
-        .opt_str(key)
-        .map(|s| s.map(String::from))
-        .map_err(|()| problem)
-}
-
-pub(crate) fn array<'t>(
-    object: &Object<'t>,
-    key: &str,
-    problem: Problem,
-) -> Result<Elements<'t>, Problem> {
-    object.get(key).and_then(JsonRef::as_array).ok_or(problem)
+    value
+        .map(|v| v.as_str().map(String::from).ok_or(problem))
+        .transpose()
 }
 
 #[cfg(test)]

@@ -74,14 +74,7 @@ impl Listing {
         let too_many = |limit| Error::Protocol(ProtocolViolation::TooManyItems { limit });
         for item in items {
             match &mut self.collected {
-                Collected::Tools(builder) => {
-                    if builder.seen() >= limits.tools_per_catalog {
-                        return Err(too_many(limits.tools_per_catalog));
-                    }
-                    builder.push(item).map_err(|(index, reason)| {
-                        ProtocolViolation::InvalidTool { index, reason }
-                    })?;
-                }
+                Collected::Tools(builder) => add_tool(builder, item, limits)?,
                 Collected::Resources(list) => {
                     if list.len() >= limits.items_per_listing {
                         return Err(too_many(limits.items_per_listing));
@@ -139,5 +132,59 @@ impl Machine for Listing {
             }),
             Ok(Page::Done) => Step::Done(self.take()),
         }
+    }
+}
+
+impl crate::catalog::Catalog {
+    /// Reads a catalog from JSON in the shape of one `tools/list` result (what
+    /// [`Catalog::to_json`](crate::Catalog::to_json) writes, or a cache of a server's
+    /// answer), validated and bounded exactly as a listing from the server is. A
+    /// `nextCursor` is ignored: this reads one page.
+    ///
+    /// # Errors
+    /// [`Misuse::InvalidJson`](crate::Misuse) or [`Misuse::NotAnObject`](crate::Misuse) for
+    /// text that is not a JSON object; otherwise what a listing would fail with (an invalid
+    /// tool under [`CatalogPolicy::Strict`], too many tools).
+    pub fn from_json(text: &str, policy: CatalogPolicy, limits: &Limits) -> Result<Self, Error> {
+        let raw = crate::json::RawObject::parse(text, limits)?;
+        let result = Object::of(&raw);
+        let items = result
+            .get(ListKind::Tools.capability())
+            .and_then(JsonRef::as_array)
+            .ok_or(ProtocolViolation::InvalidResult {
+                method: ListKind::Tools.method(),
+                problem: "the list is not an array",
+            })?;
+        let mut builder = CatalogBuilder::new(policy);
+        for item in items {
+            add_tool(&mut builder, item, limits)?;
+        }
+        Ok(builder.finish(CacheHint::read(&result)))
+    }
+}
+
+/// Adds one listed tool to `builder`, within [`Limits::tools_per_catalog`].
+fn add_tool(builder: &mut CatalogBuilder, item: JsonRef<'_>, limits: &Limits) -> Result<(), Error> {
+    if builder.seen() >= limits.tools_per_catalog {
+        return Err(ProtocolViolation::TooManyItems {
+            limit: limits.tools_per_catalog,
+        }
+        .into());
+    }
+    builder
+        .push(item)
+        .map_err(|(index, reason)| ProtocolViolation::InvalidTool { index, reason }.into())
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for crate::catalog::Catalog {
+    /// Reads what [`Catalog::to_json`](crate::Catalog::to_json) writes, through
+    /// [`Catalog::from_json`](crate::Catalog::from_json) under the strict policy and the
+    /// default limits.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let raw = <crate::json::RawObject as serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_json(raw.as_str(), CatalogPolicy::Strict, &Limits::default())
+            .map_err(D::Error::custom)
     }
 }

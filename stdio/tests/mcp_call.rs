@@ -193,6 +193,22 @@ fn list_json_prints_the_catalog_every_page_of_it() {
     );
     assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
     assert_eq!(catalog["tools"][0]["inputSchema"]["type"], "object");
+    // Members the client does not model are written back as the server sent them.
+    let word_count = catalog["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "word_count")
+        .unwrap();
+    assert_eq!(
+        word_count["execution"],
+        serde_json::json!({"taskSupport": "forbidden"})
+    );
+    assert_eq!(
+        word_count["_meta"],
+        serde_json::json!({"lucy/owner": "stock-team"})
+    );
+    assert_eq!(word_count["icons"][0]["mimeType"], "image/png");
 }
 
 #[test]
@@ -222,9 +238,14 @@ fn call_json_prints_the_whole_result() {
     );
     run.succeeded();
     let result: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    // Every member the server sent, the ones the client does not model included.
     assert_eq!(
         result,
-        serde_json::json!({"content": [{"type": "text", "text": "2"}], "isError": false})
+        serde_json::json!({
+            "content": [{"type": "text", "text": "2", "annotations": {"audience": ["user"]}}],
+            "isError": false,
+            "_meta": {"lucy/served-by": "teaching-server"}
+        })
     );
 }
 

@@ -329,8 +329,14 @@ impl Serve {
     }
 }
 
+/// A tool result of one text block, with the `_meta` and `annotations` members a client must
+/// keep when it writes the result back out.
 fn text_result(text: &str) -> Value {
-    json!({"content": [{"type": "text", "text": text}], "isError": false})
+    json!({
+        "content": [{"type": "text", "text": text, "annotations": {"audience": ["user"]}}],
+        "isError": false,
+        "_meta": {"lucy/served-by": "teaching-server"}
+    })
 }
 
 /// How long a run took, in milliseconds with a fraction.

@@ -354,7 +354,7 @@ fn render_result(result: &CallToolResult, json: bool) -> String {
         out.push('\n');
     } else {
         for block in &result.content {
-            if let ContentBlock::Text { text } = block {
+            if let ContentBlock::Text { text, .. } = block {
                 out.push_str(text);
                 out.push('\n');
             }
