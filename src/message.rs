@@ -1,10 +1,12 @@
 //! JSON-RPC messages as MCP uses them: parsed strictly from a frame, encoded compactly into one.
 
+use alloc::borrow::Cow;
 use alloc::{string::String, vec::Vec};
 use core::ops::Range;
 
 use crate::error::{Error, JsonError, Misuse, ProtocolViolation};
 use crate::id::RequestId;
+use crate::json::raw::compact;
 use crate::json::scan::{decode_string, Scanner, Scratch};
 use crate::json::write::{write_integer, write_string, ObjectWriter};
 use crate::json::{RawJson, RawObject};
@@ -123,7 +125,7 @@ enum Id {
 /// assert!(parse_frame(br#"{"jsonrpc":"2.0","id":true,"result":{}}"#, &limits).is_err());
 /// ```
 pub fn parse_frame(frame: &[u8], limits: &Limits) -> Result<Message, Error> {
-    parse_with(frame, limits, &mut Scratch::default())
+    parse_with(frame, limits, &mut Scratch::default()).map(Incoming::into_message)
 }
 
 /// Parses frames like [`parse_frame`], keeping its working memory between frames.
@@ -152,11 +154,52 @@ impl FrameParser {
     /// # Errors
     /// As [`parse_frame`].
     pub fn parse(&mut self, frame: &[u8]) -> Result<Message, Error> {
+        self.parse_incoming(frame).map(Incoming::into_message)
+    }
+}
+
+/// A frame as the client reads it: a response's result stays in the frame's text (compacted
+/// only if it held whitespace) until the operation waiting for it reads it, so the per-call
+/// path copies it nowhere.
+pub(crate) enum Incoming<'a> {
+    /// A response carrying a result, which is a validated, compact JSON object.
+    Result {
+        /// The id it answers.
+        id: RequestId,
+        /// The result's text.
+        result: Cow<'a, str>,
+    },
+    /// Any other message.
+    Other(Message),
+}
+
+impl Incoming<'_> {
+    fn into_message(self) -> Message {
+        match self {
+            Incoming::Result { id, result } => {
+                let result = RawObject::from_trusted_text(result.into_owned());
+                Message::Response(Response {
+                    id,
+                    outcome: Outcome::Result(result),
+                })
+            }
+            Incoming::Other(message) => message,
+        }
+    }
+}
+
+impl FrameParser {
+    /// Parses one frame as [`parse`](Self::parse) does, leaving a result in the frame.
+    pub(crate) fn parse_incoming<'a>(&mut self, frame: &'a [u8]) -> Result<Incoming<'a>, Error> {
         parse_with(frame, &self.limits, &mut self.scratch)
     }
 }
 
-fn parse_with(frame: &[u8], limits: &Limits, scratch: &mut Scratch) -> Result<Message, Error> {
+fn parse_with<'a>(
+    frame: &'a [u8],
+    limits: &Limits,
+    scratch: &mut Scratch,
+) -> Result<Incoming<'a>, Error> {
     let mut scanner =
         Scanner::new(frame, limits.nesting_depth, scratch).map_err(Error::Malformed)?;
     let mut members = Members::default();
@@ -200,8 +243,15 @@ fn parse_with(frame: &[u8], limits: &Limits, scratch: &mut Scratch) -> Result<Me
             .map(|p| object(p, ProtocolViolation::ParamsNotObject))
             .transpose()?;
         return match id {
-            None => Ok(Message::Notification(Notification { method, params })),
-            Some(Id::Valid(id)) => Ok(Message::Request(Request { id, method, params })),
+            None => Ok(Incoming::Other(Message::Notification(Notification {
+                method,
+                params,
+            }))),
+            Some(Id::Valid(id)) => Ok(Incoming::Other(Message::Request(Request {
+                id,
+                method,
+                params,
+            }))),
             Some(Id::Null | Id::Invalid) => Err(ProtocolViolation::InvalidId.into()),
         };
     }
@@ -213,20 +263,26 @@ fn parse_with(frame: &[u8], limits: &Limits, scratch: &mut Scratch) -> Result<Me
                 Some(Id::Valid(id)) => id,
                 Some(Id::Null | Id::Invalid) => return Err(ProtocolViolation::InvalidId.into()),
             };
-            let result = object(result, ProtocolViolation::ResultNotObject)?;
-            Ok(Message::Response(Response {
-                id,
-                outcome: Outcome::Result(result),
-            }))
+            let (span, spaced) = result;
+            let raw = text.get(span).unwrap_or_default();
+            if !raw.starts_with('{') {
+                return Err(ProtocolViolation::ResultNotObject.into());
+            }
+            let result = if spaced {
+                Cow::Owned(compact(raw))
+            } else {
+                Cow::Borrowed(raw)
+            };
+            Ok(Incoming::Result { id, result })
         }
         (None, Some((span, _))) => {
             let error = rpc_error_at(text, span, limits, scratch)?;
             match id {
-                None | Some(Id::Null) => Ok(Message::UnboundError(error)),
-                Some(Id::Valid(id)) => Ok(Message::Response(Response {
+                None | Some(Id::Null) => Ok(Incoming::Other(Message::UnboundError(error))),
+                Some(Id::Valid(id)) => Ok(Incoming::Other(Message::Response(Response {
                     id,
                     outcome: Outcome::Error(error),
-                })),
+                }))),
                 Some(Id::Invalid) => Err(ProtocolViolation::InvalidId.into()),
             }
         }
@@ -248,15 +304,27 @@ fn string_at(text: &str, span: Range<usize>) -> Option<alloc::borrow::Cow<'_, st
 ///
 /// `-0` is refused: some parsers read it as the integer 0, others as the float -0.0.
 fn integer_at(text: &str, span: Range<usize>) -> Option<i64> {
-    let raw = text.get(span)?;
-    let integral = raw.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
-        && !raw.contains(['.', 'e', 'E'])
-        && raw != "-0";
-    if integral {
-        raw.parse().ok()
-    } else {
-        None
+    let raw = text.get(span)?.as_bytes();
+    let (negative, digits) = match raw.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, raw),
+    };
+    // Validated JSON: a number is digits with an optional fraction and exponent, so any
+    // byte that is not a digit makes it a non-integer (and `-0` is no integer here).
+    if digits.is_empty() || (negative && digits == b"0") {
+        return None;
     }
+    let mut n: i64 = 0;
+    for &b in digits {
+        let digit = i64::from(b.checked_sub(b'0').filter(|d| *d < 10)?);
+        n = n.checked_mul(10)?;
+        n = if negative {
+            n.checked_sub(digit)?
+        } else {
+            n.checked_add(digit)?
+        };
+    }
+    Some(n)
 }
 
 fn id_at(text: &str, span: Range<usize>) -> Id {

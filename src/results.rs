@@ -225,15 +225,17 @@ impl ContentBlock {
         let object = block
             .as_object()
             .ok_or("a content block is not an object")?;
-        let kind = string(object.get("type"), "a content block has no type")?;
-        Ok(match kind.as_str() {
-            "text" => {
-                let ([_, text], extra) = object.split(["type", "text"]);
-                ContentBlock::Text {
-                    text: string(text, "a text block has no text")?,
-                    extra,
-                }
-            }
+        // Text blocks are most blocks: one walk reads them whole. Other kinds walk again with
+        // their own members.
+        let ([kind, text], text_extra) = object.split(["type", "text"]);
+        let kind = kind
+            .and_then(JsonRef::as_str)
+            .ok_or("a content block has no type")?;
+        Ok(match kind.as_ref() {
+            "text" => ContentBlock::Text {
+                text: string(text, "a text block has no text")?,
+                extra: text_extra,
+            },
             "image" | "audio" => {
                 let ([_, data, mime_type], extra) = object.split(["type", "data", "mimeType"]);
                 let data = string(data, "a media block has no data")?;

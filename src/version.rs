@@ -103,8 +103,6 @@ impl ProtocolChoice {
     }
 }
 
-
-
 #[cfg(feature = "serde")]
 impl serde::Serialize for ProtocolVersion {
     /// The revision's date string.

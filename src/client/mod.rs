@@ -13,12 +13,13 @@ use crate::catalog::{Catalog, CatalogPolicy};
 use crate::error::{Error, Incompatible, Misuse, ProtocolViolation};
 use crate::event::{Event, Op, OpId, Output, ServerNotification};
 use crate::frame::{FrameReader, Framed};
+use crate::id::RequestId;
 use crate::json::view::{JsonRef, Object};
 use crate::json::write::ObjectWriter;
 use crate::json::RawObject;
 use crate::message::{
-    encode_frame, write_call, write_frame, write_integer_id, FrameParser, Message, Outcome,
-    Request, Response,
+    encode_frame, write_call, write_frame, write_integer_id, FrameParser, Incoming, Message,
+    Outcome, Request, Response,
 };
 use crate::method::{CallKind, ListKind, Method};
 use crate::ops::call::Call;
@@ -86,6 +87,13 @@ struct Session {
     connected: Connected,
     /// The `_meta` object of every request (2026-07-28), or `None` for a stateful session.
     meta: Option<String>,
+}
+
+/// What answered a request: a result (validated, compact object text, wherever it lies), or
+/// a JSON-RPC error.
+enum Answer<'a> {
+    Result(&'a str),
+    Error(RpcError),
 }
 
 /// An operation waiting for the answer to its request: the request table's entry.
@@ -334,17 +342,24 @@ impl Client {
     /// so an answer that arrives after its deadline is late, however its bytes trickled.
     pub fn handle_input(&mut self, mut bytes: &[u8], now: Instant) {
         self.handle_timeout(now);
+        // The reader is set aside while its frames are handled, so that a frame can be read
+        // where it lies (in `bytes`, or in the reader's buffer) without a copy.
+        let mut reader = core::mem::replace(&mut self.reader, FrameReader::new(&Limits::default()));
         while !self.is_failed() {
-            let parsed = match self.reader.next_frame(&mut bytes) {
+            let parsed = match reader.next_frame(&mut bytes) {
                 Framed::NeedMore => break,
                 Framed::TooLong { limit } => Err(ProtocolViolation::FrameTooLong { limit }.into()),
-                Framed::Frame(frame) => self.parser.parse(frame),
+                Framed::Frame(frame) => self.parser.parse_incoming(frame),
             };
             match parsed {
-                Ok(message) => self.on_message(message),
+                Ok(Incoming::Result { id, result }) => {
+                    self.on_response(id, Answer::Result(&result))
+                }
+                Ok(Incoming::Other(message)) => self.on_message(message),
                 Err(error) => self.fail_connection(error),
             }
         }
+        self.reader = reader;
     }
 
     /// Applies every deadline and timer up to `now`. Harmless when early or repeated.
@@ -423,18 +438,30 @@ impl Client {
 
     // ---- dispatch ----------------------------------------------------------------------
 
+    /// A response to request `id`: bound exactly, or late, or a violation.
+    fn on_response(&mut self, id: RequestId, answer: Answer<'_>) {
+        match self.requests.bind(&id) {
+            Bound::Answer(request) => self.on_answer(request, answer),
+            Bound::Late { report } => {
+                if report {
+                    self.events.push_back(Event::LateResponse { id });
+                }
+            }
+            Bound::Nothing(violation) => self.fail_connection(violation.into()),
+        }
+    }
+
     fn on_message(&mut self, message: Message) {
         match message {
-            Message::Response(response) => match self.requests.bind(&response.id) {
-                Bound::Answer(request) => self.on_answer(request, response.outcome),
-                Bound::Late { report } => {
-                    if report {
-                        self.events
-                            .push_back(Event::LateResponse { id: response.id });
+            Message::Response(response) => {
+                let answer = match response.outcome {
+                    Outcome::Result(result) => {
+                        return self.on_response(response.id, Answer::Result(result.as_str()));
                     }
-                }
-                Bound::Nothing(violation) => self.fail_connection(violation.into()),
-            },
+                    Outcome::Error(error) => Answer::Error(error),
+                };
+                self.on_response(response.id, answer);
+            }
             Message::UnboundError(error) => self.fail_connection(Error::Rpc(error)),
             Message::Notification(notification) => {
                 self.count_message();
@@ -456,17 +483,17 @@ impl Client {
     }
 
     /// The answer to `request` arrived: its operation decides what follows.
-    fn on_answer(&mut self, mut request: InFlight, outcome: Outcome) {
+    fn on_answer(&mut self, mut request: InFlight, answer: Answer<'_>) {
         let ctx = Context {
             limits: &self.config.limits,
             choice: self.config.protocol,
         };
         let machine = request.operation.machine();
-        let step = match outcome {
-            Outcome::Error(error) => machine.on_error(error, &ctx),
-            Outcome::Result(result) => {
-                let object = Object::of(&result);
-                match check_result_type(&object, result.as_str(), &self.result_type) {
+        let step = match answer {
+            Answer::Error(error) => machine.on_error(error, &ctx),
+            Answer::Result(result) => {
+                let object = Object::of_validated(result);
+                match check_result_type(&object, result, &self.result_type) {
                     Ok(()) => machine.on_result(&object, &ctx),
                     Err(error) => Step::Fail(error),
                 }

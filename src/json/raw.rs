@@ -8,7 +8,7 @@ use crate::error::Misuse;
 use crate::Limits;
 
 /// `text` without insignificant whitespace; `text` must be valid JSON.
-fn compact(text: &str) -> String {
+pub(crate) fn compact(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_string = false;
     let mut escaped = false;
