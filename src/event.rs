@@ -203,26 +203,21 @@ fn read_known(n: &Notification) -> Option<ServerNotification> {
     let object = n.params.as_ref().map(Object::of);
     Some(match n.method.as_str() {
         "notifications/progress" => {
-            let object = object?;
+            let [token, progress, total, message] =
+                object?.fields(["progressToken", "progress", "total", "message"]);
             ServerNotification::Progress {
-                token: object.get("progressToken")?.to_raw(),
-                progress: object.get("progress")?.as_f64()?,
-                total: object.get("total").and_then(JsonRef::as_f64),
-                message: object
-                    .get("message")
-                    .and_then(JsonRef::as_str)
-                    .map(String::from),
+                token: token?.to_raw(),
+                progress: progress?.as_f64()?,
+                total: total.and_then(JsonRef::as_f64),
+                message: message.and_then(JsonRef::as_str).map(String::from),
             }
         }
         "notifications/message" => {
-            let object = object?;
+            let [level, logger, data] = object?.fields(["level", "logger", "data"]);
             ServerNotification::Log {
-                level: String::from(object.get("level")?.as_str()?),
-                logger: object
-                    .get("logger")
-                    .and_then(JsonRef::as_str)
-                    .map(String::from),
-                data: object.get("data")?.to_raw(),
+                level: String::from(level?.as_str()?),
+                logger: logger.and_then(JsonRef::as_str).map(String::from),
+                data: data?.to_raw(),
             }
         }
         "notifications/tools/list_changed" => ServerNotification::ListChanged(ListKind::Tools),

@@ -192,7 +192,7 @@ pub use server::{CacheHint, CacheScope, Connected, Implementation, ServerCapabil
 pub use time::Instant;
 pub use version::{Era, ProtocolChoice, ProtocolVersion};
 
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
+/// The README's examples, compiled and run as doctests (they use the `serde` feature).
+#[cfg(all(doctest, feature = "serde"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

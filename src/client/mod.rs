@@ -2,31 +2,26 @@
 //! leaves through `poll_*`. The client is a dispatcher: it binds each answer to the
 //! operation waiting for it in the request table and lets that operation's machine decide.
 
+mod commands;
 mod requests;
+mod send;
 mod transmit;
 
 use alloc::collections::VecDeque;
-use alloc::{boxed::Box, string::String, vec::Vec};
+use alloc::{string::String, vec::Vec};
 use core::time::Duration;
 
 use crate::catalog::{Catalog, CatalogPolicy};
-use crate::error::{Error, Incompatible, Misuse, ProtocolViolation};
-use crate::event::{Event, Op, OpId, Output, ServerNotification};
+use crate::error::{Error, Incompatible, ProtocolViolation};
+use crate::event::{Event, OpId, Output, ServerNotification};
 use crate::frame::{FrameReader, Framed};
 use crate::id::RequestId;
 use crate::json::view::{JsonRef, Object};
-use crate::json::write::ObjectWriter;
 use crate::json::RawObject;
-use crate::message::{
-    encode_frame, write_call, write_frame, write_integer_id, FrameParser, Incoming, Message,
-    Outcome, Request, Response,
-};
-use crate::method::{CallKind, ListKind, Method};
-use crate::ops::call::Call;
-use crate::ops::handshake::{client_info, request_meta, Handshake};
-use crate::ops::listing::Listing;
-use crate::ops::{Context, Next, Operation, Step};
-use crate::results::{CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents};
+use crate::message::{encode_frame, FrameParser, Incoming, Message, Outcome, Request, Response};
+use crate::method::Method;
+use crate::ops::handshake::{client_info, request_meta};
+use crate::ops::{Context, Operation, Step};
 use crate::rpc_error::{ErrorCode, RpcError};
 use crate::server::Connected;
 use crate::time::Instant;
@@ -202,138 +197,6 @@ impl Client {
     /// Whether the connection has failed (see [`Event::Failed`]).
     pub fn is_failed(&self) -> bool {
         matches!(self.state, State::Failed)
-    }
-
-    // ---- commands ----------------------------------------------------------------------
-
-    /// Starts the handshake the configured [`ProtocolChoice`] calls for.
-    ///
-    /// # Errors
-    /// [`Misuse::AlreadyConnecting`] if it was started before, [`Misuse::ConnectionFailed`]
-    /// after a failure.
-    pub fn connect(&mut self, now: Instant) -> Result<Op<Connected>, Misuse> {
-        match self.state {
-            State::Idle => {}
-            State::Failed => return Err(Misuse::ConnectionFailed),
-            State::Connecting | State::Ready(_) => return Err(Misuse::AlreadyConnecting),
-        }
-        let limits = &self.config.limits;
-        let (handshake, first) = Handshake::start(
-            self.config.protocol,
-            self.config.probe_timeout,
-            limits.operation_timeout,
-            now,
-        );
-        let op = self.start_with(Operation::Handshake(handshake), now, first)?;
-        self.state = State::Connecting;
-        Ok(op)
-    }
-
-    /// Lists the server's tools, following `nextCursor` across pages within
-    /// [`Limits::pages_per_listing`] and [`Limits::tools_per_catalog`]. The result becomes
-    /// the client's current catalog.
-    ///
-    /// # Errors
-    /// [`Misuse`] when not connected, when the server lacks the tools capability, or when
-    /// too many requests are in flight.
-    pub fn list_tools(&mut self, now: Instant) -> Result<Op<Catalog>, Misuse> {
-        self.start_listing(ListKind::Tools, now)
-    }
-
-    /// Lists the server's resources, all pages.
-    ///
-    /// # Errors
-    /// As [`list_tools`](Self::list_tools), for the resources capability.
-    pub fn list_resources(&mut self, now: Instant) -> Result<Op<Vec<Resource>>, Misuse> {
-        self.start_listing(ListKind::Resources, now)
-    }
-
-    /// Lists the server's prompts, all pages.
-    ///
-    /// # Errors
-    /// As [`list_tools`](Self::list_tools), for the prompts capability.
-    pub fn list_prompts(&mut self, now: Instant) -> Result<Op<Vec<Prompt>>, Misuse> {
-        self.start_listing(ListKind::Prompts, now)
-    }
-
-    /// Calls a tool that is both in the application's allowlist and in the current catalog.
-    /// Otherwise refuses, and not one byte is queued.
-    ///
-    /// # Errors
-    /// [`Misuse::ToolNotAllowed`], [`Misuse::ToolNotAdvertised`], or the refusals of
-    /// [`list_tools`](Self::list_tools).
-    pub fn call_tool(
-        &mut self,
-        name: &str,
-        arguments: &RawObject,
-        now: Instant,
-    ) -> Result<Op<CallToolResult>, Misuse> {
-        self.ready_for(ListKind::Tools)?;
-        if !self.config.allowlist.allows(name) {
-            return Err(Misuse::ToolNotAllowed {
-                name: String::from(name),
-            });
-        }
-        if self.catalog.as_ref().and_then(|c| c.get(name)).is_none() {
-            return Err(Misuse::ToolNotAdvertised {
-                name: String::from(name),
-            });
-        }
-        self.start_call(CallKind::Tool, now, |params| {
-            params.string("name", name);
-            params.raw("arguments", arguments.as_str());
-        })
-    }
-
-    /// Reads the resource at `uri`.
-    ///
-    /// # Errors
-    /// As [`list_resources`](Self::list_resources).
-    pub fn read_resource(
-        &mut self,
-        uri: &str,
-        now: Instant,
-    ) -> Result<Op<Vec<ResourceContents>>, Misuse> {
-        self.start_call(CallKind::Resource, now, |params| params.string("uri", uri))
-    }
-
-    /// Expands the prompt `name` with string `arguments`.
-    ///
-    /// # Errors
-    /// As [`list_prompts`](Self::list_prompts).
-    pub fn get_prompt(
-        &mut self,
-        name: &str,
-        arguments: &[(&str, &str)],
-        now: Instant,
-    ) -> Result<Op<GetPromptResult>, Misuse> {
-        self.start_call(CallKind::Prompt, now, |params| {
-            params.string("name", name);
-            params.key("arguments");
-            let mut args = ObjectWriter::open(params.out());
-            for (key, value) in arguments {
-                args.string(key, value);
-            }
-            args.close();
-        })
-    }
-
-    /// Cancels an operation: it ends with [`Error::Cancelled`], its request (unless it is
-    /// `initialize`) is cancelled with the server, and a late answer is reported as late.
-    /// Cancelling the handshake fails the connection.
-    ///
-    /// # Errors
-    /// [`Misuse::UnknownOperation`] if the operation is not in progress.
-    pub fn cancel(&mut self, op: impl Into<OpId>) -> Result<(), Misuse> {
-        let op = op.into();
-        let id = self
-            .requests
-            .iter()
-            .find(|(_, request)| request.op == op)
-            .map(|(id, _)| id)
-            .ok_or(Misuse::UnknownOperation)?;
-        self.expire(id, Error::Cancelled);
-        Ok(())
     }
 
     // ---- input -------------------------------------------------------------------------
@@ -612,193 +475,6 @@ impl Client {
             let start = out.len();
             encode_frame(&message, limits, out).map(|()| out.len() - start)
         });
-    }
-
-    // ---- sending -----------------------------------------------------------------------
-
-    fn ready_for(&self, kind: ListKind) -> Result<&Session, Misuse> {
-        let session = match &self.state {
-            State::Ready(session) => session,
-            State::Failed => return Err(Misuse::ConnectionFailed),
-            State::Idle | State::Connecting => return Err(Misuse::NotConnected),
-        };
-        if !kind.offered(&session.connected.capabilities) {
-            return Err(Misuse::CapabilityNotOffered {
-                capability: kind.capability(),
-            });
-        }
-        let limit = self.config.limits.requests_in_flight;
-        if self.requests.len() >= limit {
-            return Err(Misuse::TooManyInFlight { limit });
-        }
-        Ok(session)
-    }
-
-    fn new_op(&mut self) -> OpId {
-        self.next_op += 1;
-        OpId(self.next_op)
-    }
-
-    fn start_listing<T>(&mut self, kind: ListKind, now: Instant) -> Result<Op<T>, Misuse> {
-        let era = self.ready_for(kind)?.connected.version.era();
-        let listing = Listing::new(kind, self.config.catalog_policy, era);
-        self.start(
-            Operation::Listing(Box::new(listing)),
-            Method::List(kind),
-            now,
-            |_| {},
-        )
-    }
-
-    fn start_call<T>(
-        &mut self,
-        kind: CallKind,
-        now: Instant,
-        members: impl FnOnce(&mut ObjectWriter<'_>),
-    ) -> Result<Op<T>, Misuse> {
-        self.ready_for(kind.needs())?;
-        self.start(
-            Operation::Call(Call(kind)),
-            Method::Call(kind),
-            now,
-            members,
-        )
-    }
-
-    /// Sends an operation's first request, written by `members`, and starts its deadline.
-    fn start<T>(
-        &mut self,
-        operation: Operation,
-        method: Method,
-        now: Instant,
-        members: impl FnOnce(&mut ObjectWriter<'_>),
-    ) -> Result<Op<T>, Misuse> {
-        let id = self.queue_request(method, None, members)?;
-        let op = self.new_op();
-        let deadline = now.saturating_add(self.config.limits.operation_timeout);
-        self.requests.insert(
-            id,
-            InFlight {
-                op,
-                method,
-                deadline,
-                operation,
-            },
-        );
-        Ok(Op::new(op))
-    }
-
-    /// Starts an operation whose first request is a [`Next`] (the handshake's).
-    fn start_with<T>(
-        &mut self,
-        operation: Operation,
-        now: Instant,
-        first: Next,
-    ) -> Result<Op<T>, Misuse> {
-        let op = self.new_op();
-        let deadline = now.saturating_add(self.config.limits.operation_timeout);
-        self.send(op, deadline, operation, first)?;
-        Ok(Op::new(op))
-    }
-
-    /// Sends the request `next` describes for operation `op`, which keeps its deadline.
-    fn send(
-        &mut self,
-        op: OpId,
-        deadline: Instant,
-        operation: Operation,
-        next: Next,
-    ) -> Result<(), Misuse> {
-        let method = next.method();
-        let own_meta = next.meta(&self.client_info);
-        // Only the handshake and later pages come here, never a call: the copy is not on
-        // the per-call path.
-        let client_info = self.client_info.clone();
-        let id = self.queue_request(method, own_meta.as_deref(), |params| {
-            next.write_params(params, &client_info);
-        })?;
-        self.requests.insert(
-            id,
-            InFlight {
-                op,
-                method,
-                deadline,
-                operation,
-            },
-        );
-        Ok(())
-    }
-
-    /// Writes one request into the transmit queue: `members`, then the `_meta` the request
-    /// brings (`own_meta`) or, in a stateless session, the session's. Returns its id;
-    /// refuses, queuing nothing, if it cannot be sent.
-    fn queue_request(
-        &mut self,
-        method: Method,
-        own_meta: Option<&str>,
-        members: impl FnOnce(&mut ObjectWriter<'_>),
-    ) -> Result<i64, Misuse> {
-        let id = self.requests.next_id().ok_or(Misuse::IdsExhausted)?;
-        let session_meta = match &self.state {
-            State::Ready(session) if method.carries_session_meta() => session.meta.as_deref(),
-            _ => None,
-        };
-        let meta = own_meta.or(session_meta);
-        let limit = self.config.limits.frame_bytes;
-        self.transmit.push(|out| {
-            write_frame(out, limit, |out| {
-                write_integer_id(out, id);
-                write_call(
-                    out,
-                    method.as_str(),
-                    |params| {
-                        members(params);
-                        if let Some(meta) = meta {
-                            params.raw("_meta", meta);
-                        }
-                    },
-                    true,
-                );
-            })
-        })?;
-        Ok(id)
-    }
-
-    /// Queues a notification, with params if `members` is given to write them.
-    fn queue_notification(
-        &mut self,
-        method: &str,
-        members: Option<&dyn Fn(&mut ObjectWriter<'_>)>,
-    ) {
-        let limit = self.config.limits.frame_bytes;
-        // A notification of this client's own is far below any frame limit a transport
-        // could work with; were it not, it is dropped, never sent cut.
-        let _ = self.transmit.push(|out| {
-            write_frame(out, limit, |out| {
-                let with_params = members.is_some();
-                write_call(
-                    out,
-                    method,
-                    |params| {
-                        if let Some(members) = members {
-                            members(params);
-                        }
-                    },
-                    with_params,
-                );
-            })
-        });
-    }
-
-    fn queue_cancel(&mut self, id: i64, reason: &Error) {
-        let reason = alloc::format!("{reason}");
-        self.queue_notification(
-            "notifications/cancelled",
-            Some(&|params: &mut ObjectWriter<'_>| {
-                params.integer("requestId", id);
-                params.string("reason", &reason);
-            }),
-        );
     }
 }
 

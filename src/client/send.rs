@@ -1,0 +1,207 @@
+//! How requests and notifications leave: one writer for every request (the session's
+//! `_meta` added where the revision needs it), into the transmit queue, bound in the request
+//! table to the operation that sent it.
+
+use alloc::boxed::Box;
+
+use super::{Client, InFlight, Session, State};
+use crate::error::{Error, Misuse};
+use crate::event::{Op, OpId};
+use crate::json::write::ObjectWriter;
+use crate::message::{write_call, write_frame, write_integer_id};
+use crate::method::{CallKind, ListKind, Method};
+use crate::ops::call::Call;
+use crate::ops::listing::Listing;
+use crate::ops::{Next, Operation};
+use crate::time::Instant;
+
+impl Client {
+    pub(super) fn ready_for(&self, kind: ListKind) -> Result<&Session, Misuse> {
+        let session = match &self.state {
+            State::Ready(session) => session,
+            State::Failed => return Err(Misuse::ConnectionFailed),
+            State::Idle | State::Connecting => return Err(Misuse::NotConnected),
+        };
+        if !kind.offered(&session.connected.capabilities) {
+            return Err(Misuse::CapabilityNotOffered {
+                capability: kind.capability(),
+            });
+        }
+        let limit = self.config.limits.requests_in_flight;
+        if self.requests.len() >= limit {
+            return Err(Misuse::TooManyInFlight { limit });
+        }
+        Ok(session)
+    }
+
+    pub(super) fn new_op(&mut self) -> OpId {
+        self.next_op += 1;
+        OpId(self.next_op)
+    }
+
+    pub(super) fn start_listing<T>(
+        &mut self,
+        kind: ListKind,
+        now: Instant,
+    ) -> Result<Op<T>, Misuse> {
+        let era = self.ready_for(kind)?.connected.version.era();
+        let listing = Listing::new(kind, self.config.catalog_policy, era);
+        self.start(
+            Operation::Listing(Box::new(listing)),
+            Method::List(kind),
+            now,
+            |_| {},
+        )
+    }
+
+    pub(super) fn start_call<T>(
+        &mut self,
+        kind: CallKind,
+        now: Instant,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<Op<T>, Misuse> {
+        self.ready_for(kind.needs())?;
+        self.start(
+            Operation::Call(Call(kind)),
+            Method::Call(kind),
+            now,
+            members,
+        )
+    }
+
+    /// Sends an operation's first request, written by `members`, and starts its deadline.
+    pub(super) fn start<T>(
+        &mut self,
+        operation: Operation,
+        method: Method,
+        now: Instant,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<Op<T>, Misuse> {
+        let id = self.queue_request(method, None, members)?;
+        let op = self.new_op();
+        let deadline = now.saturating_add(self.config.limits.operation_timeout);
+        self.requests.insert(
+            id,
+            InFlight {
+                op,
+                method,
+                deadline,
+                operation,
+            },
+        );
+        Ok(Op::new(op))
+    }
+
+    /// Starts an operation whose first request is a [`Next`] (the handshake's).
+    pub(super) fn start_with<T>(
+        &mut self,
+        operation: Operation,
+        now: Instant,
+        first: Next,
+    ) -> Result<Op<T>, Misuse> {
+        let op = self.new_op();
+        let deadline = now.saturating_add(self.config.limits.operation_timeout);
+        self.send(op, deadline, operation, first)?;
+        Ok(Op::new(op))
+    }
+
+    /// Sends the request `next` describes for operation `op`, which keeps its deadline.
+    pub(super) fn send(
+        &mut self,
+        op: OpId,
+        deadline: Instant,
+        operation: Operation,
+        next: Next,
+    ) -> Result<(), Misuse> {
+        let method = next.method();
+        let own_meta = next.meta(&self.client_info);
+        // Only the handshake and later pages come here, never a call: the copy is not on
+        // the per-call path.
+        let client_info = self.client_info.clone();
+        let id = self.queue_request(method, own_meta.as_deref(), |params| {
+            next.write_params(params, &client_info);
+        })?;
+        self.requests.insert(
+            id,
+            InFlight {
+                op,
+                method,
+                deadline,
+                operation,
+            },
+        );
+        Ok(())
+    }
+
+    /// Writes one request into the transmit queue: `members`, then the `_meta` the request
+    /// brings (`own_meta`) or, in a stateless session, the session's. Returns its id;
+    /// refuses, queuing nothing, if it cannot be sent.
+    pub(super) fn queue_request(
+        &mut self,
+        method: Method,
+        own_meta: Option<&str>,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<i64, Misuse> {
+        let id = self.requests.next_id().ok_or(Misuse::IdsExhausted)?;
+        let session_meta = match &self.state {
+            State::Ready(session) if method.carries_session_meta() => session.meta.as_deref(),
+            _ => None,
+        };
+        let meta = own_meta.or(session_meta);
+        let limit = self.config.limits.frame_bytes;
+        self.transmit.push(|out| {
+            write_frame(out, limit, |out| {
+                write_integer_id(out, id);
+                write_call(
+                    out,
+                    method.as_str(),
+                    |params| {
+                        members(params);
+                        if let Some(meta) = meta {
+                            params.raw("_meta", meta);
+                        }
+                    },
+                    true,
+                );
+            })
+        })?;
+        Ok(id)
+    }
+
+    /// Queues a notification, with params if `members` is given to write them.
+    pub(super) fn queue_notification(
+        &mut self,
+        method: &str,
+        members: Option<&dyn Fn(&mut ObjectWriter<'_>)>,
+    ) {
+        let limit = self.config.limits.frame_bytes;
+        // A notification of this client's own is far below any frame limit a transport
+        // could work with; were it not, it is dropped, never sent cut.
+        let _ = self.transmit.push(|out| {
+            write_frame(out, limit, |out| {
+                let with_params = members.is_some();
+                write_call(
+                    out,
+                    method,
+                    |params| {
+                        if let Some(members) = members {
+                            members(params);
+                        }
+                    },
+                    with_params,
+                );
+            })
+        });
+    }
+
+    pub(super) fn queue_cancel(&mut self, id: i64, reason: &Error) {
+        let reason = alloc::format!("{reason}");
+        self.queue_notification(
+            "notifications/cancelled",
+            Some(&|params: &mut ObjectWriter<'_>| {
+                params.integer("requestId", id);
+                params.string("reason", &reason);
+            }),
+        );
+    }
+}
