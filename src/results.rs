@@ -74,11 +74,13 @@ impl CallToolResult {
     pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
         let ([content, is_error, structured], extra) =
             result.split(["content", "isError", "structuredContent"]);
-        let content = content
+        let blocks = content
             .and_then(JsonRef::as_array)
-            .ok_or("content is not an array")?
-            .map(ContentBlock::read)
-            .collect::<Result<Vec<_>, _>>()?;
+            .ok_or("content is not an array")?;
+        let mut content = Vec::with_capacity(1);
+        for block in blocks {
+            content.push(ContentBlock::read(block)?);
+        }
         let is_error = match is_error {
             None => false,
             Some(flag) => flag.as_bool().ok_or("isError is not a boolean")?,
