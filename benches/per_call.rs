@@ -22,9 +22,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mcp_sansio::{
-    Allowlist, Client, Config, Instant, Limits, ProtocolChoice, ProtocolVersion, RawObject,
-};
+use mcp_sansio::{Allowlist, Client, Config, Instant, Limits, RawObject};
 use serde::{Deserialize, Serialize};
 
 const TEXT: &str = "vanilla stock needs review";
@@ -53,25 +51,8 @@ fn itoa(mut n: i64, buf: &mut [u8; 20]) -> &[u8] {
 }
 
 fn connected() -> Client {
-    let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
-    config.protocol = ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18);
-    let mut client = Client::new(config);
-    let now = Instant::ZERO;
-    let _ = client.connect(now).unwrap();
-    client.handle_input(
-        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}}}}\n",
-        now,
-    );
-    let _ = client.list_tools(now).unwrap();
-    client.handle_input(
-        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"word_count\",\"description\":\"Count the words in a short text.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}},{\"name\":\"place_purchase\",\"inputSchema\":{\"type\":\"object\"}}]}}\n",
-        now,
-    );
-    let mut out = Vec::new();
-    while client.poll_transmit(&mut out).is_some() {}
-    while client.poll_event().is_some() {}
-    assert!(client.catalog().is_some());
-    client
+    let config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
+    mcp_sansio::fuzzing::connected_client(config)
 }
 
 #[derive(Serialize)]

@@ -4,7 +4,7 @@ use alloc::{string::String, vec::Vec};
 use core::fmt;
 
 use crate::json::view::{opt_string, JsonRef};
-use crate::json::write::{into_text, write_array, ObjectWriter};
+use crate::json::write::{object_text, text_of, write_array, ObjectWriter};
 use crate::json::{RawJson, RawObject};
 use crate::server::CacheHint;
 use crate::Allowlist;
@@ -53,9 +53,7 @@ impl Tool {
     /// The tool as compact JSON, in the shape of one entry of a `tools/list` result, every
     /// member kept in `extra` included.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        self.write_json(&mut out);
-        into_text(out)
+        text_of(|out| self.write_json(out))
     }
 
     fn write_json(&self, out: &mut Vec<u8>) {
@@ -181,15 +179,13 @@ impl Catalog {
     /// written: they were reported when the catalog was listed.
     /// [`Catalog::from_json`] reads it back.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        let mut object = ObjectWriter::open(&mut out);
-        object.key("tools");
-        write_array(object.out(), &self.tools, Tool::write_json);
-        if let Some(cache) = &self.cache {
-            cache.write_members(&mut object);
-        }
-        object.close();
-        into_text(out)
+        object_text(|object| {
+            object.key("tools");
+            write_array(object.out(), &self.tools, Tool::write_json);
+            if let Some(cache) = &self.cache {
+                cache.write_members(object);
+            }
+        })
     }
 }
 

@@ -9,7 +9,7 @@
 use alloc::{string::String, vec::Vec};
 
 use crate::json::view::{opt_string, string, JsonRef, Object, Problem};
-use crate::json::write::{into_text, write_array, ObjectWriter};
+use crate::json::write::{object_text, text_of, write_array, ObjectWriter};
 use crate::json::{RawJson, RawObject};
 
 /// The result of `tools/call`.
@@ -44,17 +44,15 @@ impl CallToolResult {
     /// The result as compact JSON, as the server's `tools/call` result says it: `content`,
     /// `structuredContent` if any, `isError`, then every member kept in `extra`.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        let mut object = ObjectWriter::open(&mut out);
-        object.key("content");
-        write_array(object.out(), &self.content, ContentBlock::write_json);
-        if let Some(structured) = &self.structured_content {
-            object.raw("structuredContent", structured.as_str());
-        }
-        object.boolean("isError", self.is_error);
-        object.members_of(&self.extra);
-        object.close();
-        into_text(out)
+        object_text(|object| {
+            object.key("content");
+            write_array(object.out(), &self.content, ContentBlock::write_json);
+            if let Some(structured) = &self.structured_content {
+                object.raw("structuredContent", structured.as_str());
+            }
+            object.boolean("isError", self.is_error);
+            object.members_of(&self.extra);
+        })
     }
 
     /// The text blocks, joined by newlines: what a model would read.
@@ -164,9 +162,7 @@ impl ContentBlock {
 
     /// The block as compact JSON, with its `type` and every member it keeps.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        self.write_json(&mut out);
-        into_text(out)
+        text_of(|out| self.write_json(out))
     }
 
     fn write_json(&self, out: &mut Vec<u8>) {
@@ -319,9 +315,7 @@ impl ResourceContents {
 
     /// The contents as compact JSON, as a `resources/read` result lists them.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        self.write_json(&mut out);
-        into_text(out)
+        text_of(|out| self.write_json(out))
     }
 
     fn write_json(&self, out: &mut Vec<u8>) {
@@ -399,15 +393,13 @@ impl Resource {
 
     /// The resource as compact JSON, as a `resources/list` result lists it.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        let mut object = ObjectWriter::open(&mut out);
-        object.string("uri", &self.uri);
-        object.string("name", &self.name);
-        object.opt_string("description", self.description.as_deref());
-        object.opt_string("mimeType", self.mime_type.as_deref());
-        object.members_of(&self.extra);
-        object.close();
-        into_text(out)
+        object_text(|object| {
+            object.string("uri", &self.uri);
+            object.string("name", &self.name);
+            object.opt_string("description", self.description.as_deref());
+            object.opt_string("mimeType", self.mime_type.as_deref());
+            object.members_of(&self.extra);
+        })
     }
 
     pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
@@ -504,15 +496,13 @@ impl Prompt {
 
     /// The prompt as compact JSON, as a `prompts/list` result lists it.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        let mut object = ObjectWriter::open(&mut out);
-        object.string("name", &self.name);
-        object.opt_string("description", self.description.as_deref());
-        object.key("arguments");
-        write_array(object.out(), &self.arguments, PromptArgument::write_json);
-        object.members_of(&self.extra);
-        object.close();
-        into_text(out)
+        object_text(|object| {
+            object.string("name", &self.name);
+            object.opt_string("description", self.description.as_deref());
+            object.key("arguments");
+            write_array(object.out(), &self.arguments, PromptArgument::write_json);
+            object.members_of(&self.extra);
+        })
     }
 
     pub(crate) fn read(value: JsonRef<'_>) -> Result<Self, Problem> {
@@ -609,14 +599,12 @@ impl GetPromptResult {
 
     /// The result as compact JSON, as the server's `prompts/get` result says it.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        let mut object = ObjectWriter::open(&mut out);
-        object.opt_string("description", self.description.as_deref());
-        object.key("messages");
-        write_array(object.out(), &self.messages, PromptMessage::write_json);
-        object.members_of(&self.extra);
-        object.close();
-        into_text(out)
+        object_text(|object| {
+            object.opt_string("description", self.description.as_deref());
+            object.key("messages");
+            write_array(object.out(), &self.messages, PromptMessage::write_json);
+            object.members_of(&self.extra);
+        })
     }
 
     pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {

@@ -4,7 +4,7 @@
 use alloc::{string::String, vec::Vec};
 
 use crate::json::view::{opt_string, string, JsonRef, Object, Problem};
-use crate::json::write::{into_text, write_integer, ObjectWriter};
+use crate::json::write::{object_text, text_of, write_integer, ObjectWriter};
 use crate::json::RawObject;
 use crate::version::ProtocolVersion;
 
@@ -35,9 +35,7 @@ impl Implementation {
 
     /// The self-description as compact JSON, as `serverInfo` says it.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        self.write_json(&mut out);
-        into_text(out)
+        text_of(|out| self.write_json(out))
     }
 
     pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
@@ -210,20 +208,18 @@ impl Connected {
     /// result (`protocolVersion`, `capabilities`, `serverInfo`, `instructions`), with the
     /// cache hint's `ttlMs` and `cacheScope` when there is one.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        let mut object = ObjectWriter::open(&mut out);
-        object.string("protocolVersion", self.version.as_str());
-        object.raw("capabilities", self.capabilities.raw.as_str());
-        if let Some(info) = &self.server_info {
-            object.key("serverInfo");
-            info.write_json(object.out());
-        }
-        object.opt_string("instructions", self.instructions.as_deref());
-        if let Some(cache) = &self.cache {
-            cache.write_members(&mut object);
-        }
-        object.close();
-        into_text(out)
+        object_text(|object| {
+            object.string("protocolVersion", self.version.as_str());
+            object.raw("capabilities", self.capabilities.raw.as_str());
+            if let Some(info) = &self.server_info {
+                object.key("serverInfo");
+                info.write_json(object.out());
+            }
+            object.opt_string("instructions", self.instructions.as_deref());
+            if let Some(cache) = &self.cache {
+                cache.write_members(object);
+            }
+        })
     }
 }
 
@@ -242,11 +238,8 @@ impl serde::Serialize for ServerCapabilities {
 impl serde::Serialize for CacheHint {
     /// `{"ttlMs": .., "cacheScope": ..}`, as a result carries them.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = Vec::new();
-        let mut object = ObjectWriter::open(&mut out);
-        self.write_members(&mut object);
-        object.close();
-        crate::json::serde::serialize_text(&into_text(out), serializer)
+        let text = object_text(|object| self.write_members(object));
+        crate::json::serde::serialize_text(&text, serializer)
     }
 }
 

@@ -5,9 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_sansio::{
-    Allowlist, Client, Config, Instant, Limits, ProtocolChoice, ProtocolVersion, RawObject,
-};
+use mcp_sansio::{Allowlist, Config, Instant, Limits, RawObject};
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
@@ -20,23 +18,10 @@ const BUDGET: u64 = 4;
 #[test]
 fn one_call_costs_at_most_its_budget_of_allocations() {
     let _profiler = dhat::Profiler::builder().testing().build();
-    let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
-    config.protocol = ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18);
-    let mut client = Client::new(config);
+    let config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
+    let mut client = mcp_sansio::fuzzing::connected_client(config);
     let now = Instant::ZERO;
-    let _ = client.connect(now).unwrap();
-    client.handle_input(
-        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}}}}\n",
-        now,
-    );
-    let _ = client.list_tools(now).unwrap();
-    client.handle_input(
-        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"word_count\",\"inputSchema\":{\"type\":\"object\"}}]}}\n",
-        now,
-    );
     let mut frame = Vec::with_capacity(512);
-    while client.poll_transmit(&mut frame).is_some() {}
-    while client.poll_event().is_some() {}
     let args = RawObject::parse(
         r#"{"text":"vanilla stock needs review"}"#,
         &Limits::default(),

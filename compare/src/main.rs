@@ -56,7 +56,7 @@ impl Client {
 
     fn name(self) -> &'static str {
         match self {
-            Client::Ours(ProtocolChoice::Stateful) => "mcp-sansio (legacy)",
+            Client::Ours(ProtocolChoice::Stateful) => "mcp-sansio (stateful)",
             Client::Ours(_) => "mcp-sansio (auto)",
             Client::Rmcp => "rmcp 3.11",
             Client::Python => "plain Python",
@@ -157,7 +157,7 @@ fn run() -> Result<(), String> {
     ];
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("plain_client.py");
     println!(
-        "{} rounds, the clients taking turns; each round: {} connects (start the server + \
+        "{} rounds, the clients taking turns (each round starting with the next); each round: {} connects (start the server + \
          handshake), then {} calls after {WARM_UP} warm-up calls, one at a time\n",
         options.rounds, options.connects, options.calls
     );
@@ -171,8 +171,16 @@ fn run() -> Result<(), String> {
             .iter()
             .map(|c| (*c, Sample::default(), Vec::new()))
             .collect();
-        for _ in 0..options.rounds {
-            for (client, sample, round_medians) in &mut pooled {
+        let clients = pooled.len();
+        for round in 0..options.rounds {
+            // Each round starts with the next client, so no client always goes first (after
+            // another's processes have just exited) or last.
+            for turn in 0..clients {
+                let Some((client, sample, round_medians)) =
+                    pooled.get_mut((round + turn) % clients)
+                else {
+                    continue;
+                };
                 let round = client.measure(server, &options, &script)?;
                 round_medians.push(median(&round.calls));
                 sample.connect.extend(round.connect);

@@ -77,18 +77,15 @@ impl Client {
         now: Instant,
         members: impl FnOnce(&mut ObjectWriter<'_>),
     ) -> Result<Op<T>, Misuse> {
-        let id = self.queue_request(method, None, members)?;
         let op = self.new_op();
         let deadline = now.saturating_add(self.config.limits.operation_timeout);
-        self.requests.insert(
-            id,
-            InFlight {
-                op,
-                method,
-                deadline,
-                operation,
-            },
-        );
+        let request = InFlight {
+            op,
+            method,
+            deadline,
+            operation,
+        };
+        self.queue_request(request, None, members)?;
         Ok(Op::new(op))
     }
 
@@ -113,35 +110,32 @@ impl Client {
         operation: Operation,
         next: Next,
     ) -> Result<(), Misuse> {
-        let method = next.method();
         let own_meta = next.meta(&self.client_info);
         // Only the handshake and later pages come here, never a call: the copy is not on
         // the per-call path.
         let client_info = self.client_info.clone();
-        let id = self.queue_request(method, own_meta.as_deref(), |params| {
+        let request = InFlight {
+            op,
+            method: next.method(),
+            deadline,
+            operation,
+        };
+        self.queue_request(request, own_meta.as_deref(), |params| {
             next.write_params(params, &client_info);
-        })?;
-        self.requests.insert(
-            id,
-            InFlight {
-                op,
-                method,
-                deadline,
-                operation,
-            },
-        );
-        Ok(())
+        })
     }
 
-    /// Writes one request into the transmit queue: `members`, then the `_meta` the request
-    /// brings (`own_meta`) or, in a stateless session, the session's. Returns its id;
-    /// refuses, queuing nothing, if it cannot be sent.
+    /// Writes the request of `request`'s operation into the transmit queue (`members`, then
+    /// the `_meta` the request brings, `own_meta`, or in a stateless session the session's)
+    /// and binds its id to the operation in the request table. Refuses, queuing nothing, if
+    /// it cannot be sent.
     pub(super) fn queue_request(
         &mut self,
-        method: Method,
+        request: InFlight,
         own_meta: Option<&str>,
         members: impl FnOnce(&mut ObjectWriter<'_>),
-    ) -> Result<i64, Misuse> {
+    ) -> Result<(), Misuse> {
+        let method = request.method;
         let id = self.requests.next_id().ok_or(Misuse::IdsExhausted)?;
         let session_meta = match &self.state {
             State::Ready(session) if method.carries_session_meta() => session.meta.as_deref(),
@@ -165,7 +159,8 @@ impl Client {
                 );
             })
         })?;
-        Ok(id)
+        self.requests.insert(id, request);
+        Ok(())
     }
 
     /// Queues a notification, with params if `members` is given to write them.

@@ -266,4 +266,4 @@ fn assert_same_id(json: &serde_json::Value, id: &crate::RequestId) {
 
 mod session;
 
-pub use session::{client_session, run_session, Scenario, Step, MAX_STEPS};
+pub use session::{client_session, connected_client, run_session, Scenario, Step, MAX_STEPS};

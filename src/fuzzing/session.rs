@@ -102,6 +102,36 @@ pub fn client_session(data: &[u8]) {
     run_session(&Scenario::from_bytes(data).steps);
 }
 
+/// A client made from `config`, connected at 2025-06-18 (the handshake at time zero, with ids
+/// 1 and 2) to a server offering tools, whose catalog lists `word_count` and
+/// `place_purchase`; every frame and event of the setup is drained. For tests and benches
+/// that start from a connected client.
+pub fn connected_client(mut config: Config) -> Client {
+    config.protocol = ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18);
+    let mut client = Client::new(config);
+    let now = Instant::ZERO;
+    let _ = client.connect(now).expect("connect");
+    client.handle_input(
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}}}}\n",
+        now,
+    );
+    let _ = client.list_tools(now).expect("list");
+    client.handle_input(
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"word_count\",\"description\":\"Count the words in a short text.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}},{\"name\":\"place_purchase\",\"inputSchema\":{\"type\":\"object\"}}]}}\n",
+        now,
+    );
+    let mut out = Vec::new();
+    while client.poll_transmit(&mut out).is_some() {}
+    while let Some(event) = client.poll_event() {
+        assert!(
+            !matches!(event, Event::Failed(_)),
+            "setup failed: {event:?}"
+        );
+    }
+    assert!(client.catalog().is_some(), "the setup listed no tools");
+    client
+}
+
 /// What the model knows about one operation the application started.
 struct Started {
     id: i64,
@@ -175,13 +205,12 @@ struct Model {
 impl Model {
     fn connected() -> Self {
         let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
-        config.protocol = ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18);
         config.limits = Limits::teaching();
         config.limits.requests_in_flight = IN_FLIGHT;
-        let mut model = Model {
+        Model {
             cap: config.limits.notifications_before_answer,
             timeout: config.limits.operation_timeout,
-            client: Client::new(config),
+            client: connected_client(config),
             now: Instant::from_millis(0),
             unanswered: Vec::new(),
             answered: Vec::new(),
@@ -190,26 +219,7 @@ impl Model {
             failed: false,
             late: Vec::new(),
             out: Vec::new(),
-        };
-        let _ = model.client.connect(model.now).expect("connect");
-        model.client.handle_input(
-            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}}}}\n",
-            model.now,
-        );
-        let _ = model.client.list_tools(model.now).expect("list");
-        model.client.handle_input(
-            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"word_count\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"place_purchase\",\"inputSchema\":{\"type\":\"object\"}}]}}\n",
-            model.now,
-        );
-        while model.client.poll_transmit(&mut model.out).is_some() {}
-        model.out.clear();
-        while let Some(event) = model.client.poll_event() {
-            assert!(
-                !matches!(event, Event::Failed(_)),
-                "setup failed: {event:?}"
-            );
         }
-        model
     }
 
     /// Reads what the client wrote, as the server; returns the id of the last request.

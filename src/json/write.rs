@@ -145,6 +145,22 @@ pub(crate) fn write_array<T>(out: &mut Vec<u8>, items: &[T], write: impl Fn(&T, 
     out.push(b']');
 }
 
+/// The compact JSON text `write` writes.
+pub(crate) fn text_of(write: impl FnOnce(&mut Vec<u8>)) -> String {
+    let mut out = Vec::new();
+    write(&mut out);
+    into_text(out)
+}
+
+/// The compact JSON text of the object whose members `members` writes.
+pub(crate) fn object_text(members: impl FnOnce(&mut ObjectWriter<'_>)) -> String {
+    text_of(|out| {
+        let mut object = ObjectWriter::open(out);
+        members(&mut object);
+        object.close();
+    })
+}
+
 /// The text written into `out` by the JSON writers above, which only ever write UTF-8.
 pub(crate) fn into_text(out: Vec<u8>) -> String {
     String::from_utf8(out).unwrap_or_default()
