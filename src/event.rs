@@ -27,6 +27,7 @@ pub struct OpId(pub(crate) u64);
 /// [`finished`](Self::finished) takes that event and gives the typed outcome, so a driver
 /// awaiting `call_tool` gets a `CallToolResult` and writes no arm for outputs that cannot
 /// happen.
+#[must_use = "an operation's handle is how its end is told apart from other events"]
 pub struct Op<T> {
     id: OpId,
     output: PhantomData<fn() -> T>,

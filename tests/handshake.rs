@@ -68,7 +68,7 @@ fn modern_golden_transcript_and_meta_on_every_request() {
         (60_000, mcp_sansio::CacheScope::Public)
     );
 
-    pair.client.list_tools(pair.now).unwrap();
+    let _ = pair.client.list_tools(pair.now).unwrap();
     pair.drain();
     assert_eq!(
         pair.sent.last().unwrap(),

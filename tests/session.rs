@@ -101,7 +101,7 @@ fn a_server_without_tools_gets_no_tool_requests() {
 fn commands_before_the_handshake_are_refused() {
     let mut pair = Pair::new(Pair::config(ProtocolChoice::Auto, &["word_count"]));
     assert_eq!(pair.client.list_tools(pair.now), Err(Misuse::NotConnected));
-    pair.client.connect(pair.now).unwrap();
+    let _ = pair.client.connect(pair.now).unwrap();
     assert_eq!(
         pair.client.connect(pair.now),
         Err(Misuse::AlreadyConnecting)
@@ -590,8 +590,8 @@ fn requests_in_flight_are_bounded() {
     pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}}"#);
     assert!(pair.finished(op).is_ok());
     pair.list(TOOLS);
-    pair.call("word_count", "{}");
-    pair.call("word_count", "{}");
+    let _ = pair.call("word_count", "{}");
+    let _ = pair.call("word_count", "{}");
     let sent = pair.sent.len();
     assert_eq!(
         pair.client

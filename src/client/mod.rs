@@ -234,18 +234,18 @@ impl Client {
             .map(|(id, _)| id)
             .collect();
         for id in due {
-            let Some(request) = self.requests.iter().find(|(n, _)| *n == id) else {
-                continue; // ended by an earlier one (the connection failed)
+            // A request due now may have ended already in this sweep, with the connection.
+            let Some(mut request) = self.requests.remove(id) else {
+                continue;
             };
-            if request.1.deadline <= now {
-                let operation = request.1.method.operation();
-                self.expire(id, Error::Timeout { operation });
+            if request.deadline <= now {
+                let operation = request.method.operation();
+                self.requests.remember(id, true);
+                self.end_abandoned(id, request, Error::Timeout { operation });
                 continue;
             }
             // The operation's own timer: its request is abandoned, a late answer ignored.
-            let Some(mut request) = self.requests.abandon(id, false) else {
-                continue;
-            };
+            self.requests.remember(id, false);
             let ctx = Context {
                 limits: &self.config.limits,
                 choice: self.config.protocol,
@@ -417,13 +417,18 @@ impl Client {
         });
     }
 
-    /// Ends the operation waiting on request `id` with `error`: the request is abandoned
-    /// (a late answer is reported) and, unless it is `initialize`, cancelled with the
-    /// server.
+    /// Ends the operation waiting on request `id`, if it still waits, with `error`: the
+    /// request is abandoned (a late answer is reported) and, unless it is `initialize`,
+    /// cancelled with the server.
     fn expire(&mut self, id: i64, error: Error) {
-        let Some(request) = self.requests.abandon(id, true) else {
-            return;
-        };
+        if let Some(request) = self.requests.abandon(id, true) {
+            self.end_abandoned(id, request, error);
+        }
+    }
+
+    /// Ends the operation of abandoned request `id` with `error`, cancelling the request
+    /// with the server unless it is `initialize`.
+    fn end_abandoned(&mut self, id: i64, request: InFlight, error: Error) {
         if request.method.cancellable() {
             self.queue_cancel(id, &error);
         }

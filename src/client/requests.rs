@@ -84,7 +84,7 @@ impl<T> Requests<T> {
         let Some(n) = id.as_i64() else {
             return Bound::Nothing(ProtocolViolation::UnknownResponseId { id: id.clone() });
         };
-        if let Some(request) = self.take(n) {
+        if let Some(request) = self.remove(n) {
             return Bound::Answer(request);
         }
         if let Some(at) = self.abandoned.iter().position(|(a, _)| *a == n) {
@@ -101,18 +101,24 @@ impl<T> Requests<T> {
     /// Stops waiting for request `id`; a late answer will be recognised (and reported if
     /// `report`). Returns what the request carried, if it was in flight.
     pub(crate) fn abandon(&mut self, id: i64, report: bool) -> Option<T> {
-        let request = self.take(id)?;
+        let request = self.remove(id)?;
+        self.remember(id, report);
+        Some(request)
+    }
+
+    /// Remembers request `id`, taken out of the table with [`remove`](Self::remove), as
+    /// abandoned: a late answer will be recognised (and reported if `report`).
+    pub(crate) fn remember(&mut self, id: i64, report: bool) {
         if self.remember > 0 {
             if self.abandoned.len() >= self.remember {
                 self.abandoned.pop_front();
             }
             self.abandoned.push_back((id, report));
         }
-        Some(request)
     }
 
-    /// Removes request `id` from the table, if it is in flight.
-    fn take(&mut self, id: i64) -> Option<T> {
+    /// Removes request `id` from the table, if it is in flight, remembering nothing.
+    pub(crate) fn remove(&mut self, id: i64) -> Option<T> {
         let at = self.in_flight.iter().position(|e| e.id == id)?;
         Some(self.in_flight.remove(at).value)
     }
