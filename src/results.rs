@@ -224,15 +224,16 @@ impl ContentBlock {
             .as_object()
             .ok_or("a content block is not an object")?;
         // Text blocks are most blocks: one walk reads them whole. Other kinds walk again with
-        // their own members.
-        let ([kind, text], text_extra) = object.split(["type", "text"]);
+        // their own members; nothing is copied for the first walk's leftovers (an image's
+        // data among them) unless the block is text.
+        let ([kind, text], rest) = object.split_lazily(["type", "text"]);
         let kind = kind
             .and_then(JsonRef::as_str)
             .ok_or("a content block has no type")?;
         Ok(match kind.as_ref() {
             "text" => ContentBlock::Text {
                 text: string(text, "a text block has no text")?,
-                extra: text_extra,
+                extra: rest.into_raw(),
             },
             "image" | "audio" => {
                 let ([_, data, mime_type], extra) = object.split(["type", "data", "mimeType"]);

@@ -171,27 +171,29 @@ impl<'t> Object<'t> {
 
     /// The values of the members named `keys`, found in one walk over the object.
     pub(crate) fn fields<const N: usize>(&self, keys: [&str; N]) -> [Option<JsonRef<'t>>; N] {
-        let mut found = [None; N];
-        for (key, value) in self.members() {
-            if let Some(slot) = keys.iter().position(|k| *k == key) {
-                if let Some(entry) = found.get_mut(slot) {
-                    *entry = Some(value);
-                }
-            }
-        }
-        found
+        self.split_lazily(keys).0
     }
 
     /// The values of the members named `keys`, and every other member kept whole as a
-    /// compact object (the empty object, which costs nothing, when there are none), in one
-    /// walk: what a reader models, and what it must keep so that nothing the peer sent is
-    /// lost on the way back out.
+    /// compact object (the empty object, which costs nothing, when there are none): what a
+    /// reader models, and what it must keep so that nothing the peer sent is lost on the way
+    /// back out.
     pub(crate) fn split<const N: usize>(
         &self,
         keys: [&str; N],
     ) -> ([Option<JsonRef<'t>>; N], RawObject) {
+        let (found, rest) = self.split_lazily(keys);
+        (found, rest.into_raw())
+    }
+
+    /// As [`split`](Self::split), in one walk that copies nothing: the other members are
+    /// copied only if [`Rest::into_raw`] is asked for them, and only when there are some.
+    pub(crate) fn split_lazily<'k, const N: usize>(
+        &self,
+        keys: [&'k str; N],
+    ) -> ([Option<JsonRef<'t>>; N], Rest<'t, 'k, N>) {
         let mut found = [None; N];
-        let mut rest = Vec::new();
+        let mut any = false;
         for (key, value) in self.members() {
             match keys.iter().position(|k| *k == key) {
                 Some(slot) => {
@@ -199,21 +201,15 @@ impl<'t> Object<'t> {
                         *entry = Some(value);
                     }
                 }
-                None => {
-                    rest.push(if rest.is_empty() { b'{' } else { b',' });
-                    write_string(&mut rest, &key);
-                    rest.push(b':');
-                    rest.extend_from_slice(value.text().as_bytes());
-                }
+                None => any = true,
             }
         }
-        let extra = if rest.is_empty() {
-            RawObject::empty()
-        } else {
-            rest.push(b'}');
-            RawObject::from_trusted_text(into_text(rest))
+        let rest = Rest {
+            object: *self,
+            keys,
+            any,
         };
-        (found, extra)
+        (found, rest)
     }
 
     /// The string value of member `key`: `Ok(None)` when absent, `Err(())` when present
@@ -223,6 +219,34 @@ impl<'t> Object<'t> {
             None => Ok(None),
             Some(v) => v.as_str().map(Some).ok_or(()),
         }
+    }
+}
+
+/// The members of an object that a [`split`](Object::split_lazily) did not name.
+pub(crate) struct Rest<'t, 'k, const N: usize> {
+    object: Object<'t>,
+    keys: [&'k str; N],
+    any: bool,
+}
+
+impl<const N: usize> Rest<'_, '_, N> {
+    /// The members, copied into a compact object; the empty object, which costs nothing,
+    /// when there are none.
+    pub(crate) fn into_raw(self) -> RawObject {
+        if !self.any {
+            return RawObject::empty();
+        }
+        let mut rest = Vec::new();
+        for (key, value) in self.object.members() {
+            if !self.keys.iter().any(|k| *k == key) {
+                rest.push(if rest.is_empty() { b'{' } else { b',' });
+                write_string(&mut rest, &key);
+                rest.push(b':');
+                rest.extend_from_slice(value.text().as_bytes());
+            }
+        }
+        rest.push(b'}');
+        RawObject::from_trusted_text(into_text(rest))
     }
 }
 

@@ -361,19 +361,15 @@ impl StdioClient {
                 self.events.push(event);
             }
             // The operation may have ended while another was awaited.
-            let mut ended = None;
-            for event in std::mem::take(&mut self.events) {
-                let taken = match ended {
-                    None => op.finished(event),
-                    Some(_) => Err(event),
-                };
-                match taken {
-                    Ok(outcome) => ended = Some(outcome),
-                    Err(other) => self.events.push(other),
+            let ended = self
+                .events
+                .iter()
+                .position(|e| matches!(e, Event::Finished { op: done, .. } if *done == op.id()));
+            if let Some(at) = ended {
+                match op.finished(self.events.remove(at)) {
+                    Ok(outcome) => return outcome.map_err(StdioError::Mcp),
+                    Err(other) => self.events.insert(at, other),
                 }
-            }
-            if let Some(outcome) = ended {
-                return outcome.map_err(StdioError::Mcp);
             }
             if !self.client.is_pending(op) {
                 // Never started, or its end was taken already: nothing can end it now.
