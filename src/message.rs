@@ -400,27 +400,13 @@ pub fn encode_frame(message: &Message, limits: &Limits, out: &mut Vec<u8>) -> Re
     write_frame(out, limits.frame_bytes, |out| match message {
         Message::Request(request) => {
             write_id(out, |out| request.id.write_json(out));
-            write_call(
-                out,
-                &request.method,
-                |params| {
-                    if let Some(given) = &request.params {
-                        params.members_of(given);
-                    }
-                },
-                request.params.is_some(),
-            );
+            write_call(out, &request.method, params_of(request.params.as_ref()));
         }
         Message::Notification(notification) => {
             write_call(
                 out,
                 &notification.method,
-                |params| {
-                    if let Some(given) = &notification.params {
-                        params.members_of(given);
-                    }
-                },
-                notification.params.is_some(),
+                params_of(notification.params.as_ref()),
             );
         }
         Message::Response(response) => {
@@ -476,22 +462,26 @@ pub(crate) fn write_integer_id(out: &mut Vec<u8>, id: i64) {
     write_id(out, |out| write_integer(out, id));
 }
 
-/// Writes the `method` member and, if `with_params`, a `params` object whose members
-/// `params` writes.
+/// Writes the `method` member and, if `params` is given, a `params` object whose members it
+/// writes.
 pub(crate) fn write_call(
     out: &mut Vec<u8>,
     method: &str,
-    params: impl FnOnce(&mut ObjectWriter<'_>),
-    with_params: bool,
+    params: Option<impl FnOnce(&mut ObjectWriter<'_>)>,
 ) {
     out.extend_from_slice(br#","method":"#);
     write_string(out, method);
-    if with_params {
+    if let Some(params) = params {
         out.extend_from_slice(br#","params":"#);
         let mut object = ObjectWriter::open(out);
         params(&mut object);
         object.close();
     }
+}
+
+/// The writer of a message's own `params`, if it has them.
+fn params_of(params: Option<&RawObject>) -> Option<impl FnOnce(&mut ObjectWriter<'_>) + '_> {
+    params.map(|given| move |object: &mut ObjectWriter<'_>| object.members_of(given))
 }
 
 fn write_error(out: &mut Vec<u8>, error: &RpcError) {

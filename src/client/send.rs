@@ -146,17 +146,13 @@ impl Client {
         self.transmit.push(|out| {
             write_frame(out, limit, |out| {
                 write_integer_id(out, id);
-                write_call(
-                    out,
-                    method.as_str(),
-                    |params| {
-                        members(params);
-                        if let Some(meta) = meta {
-                            params.raw("_meta", meta);
-                        }
-                    },
-                    true,
-                );
+                let params = |params: &mut ObjectWriter<'_>| {
+                    members(params);
+                    if let Some(meta) = meta {
+                        params.raw("_meta", meta);
+                    }
+                };
+                write_call(out, method.as_str(), Some(params));
             })
         })?;
         self.requests.insert(id, request);
@@ -174,17 +170,9 @@ impl Client {
         // could work with; were it not, it is dropped, never sent cut.
         let _ = self.transmit.push(|out| {
             write_frame(out, limit, |out| {
-                let with_params = members.is_some();
-                write_call(
-                    out,
-                    method,
-                    |params| {
-                        if let Some(members) = members {
-                            members(params);
-                        }
-                    },
-                    with_params,
-                );
+                let params =
+                    members.map(|members| move |params: &mut ObjectWriter<'_>| members(params));
+                write_call(out, method, params);
             })
         });
     }
