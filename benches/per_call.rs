@@ -119,7 +119,7 @@ fn per_call(c: &mut Criterion) {
             id += 1;
             let event = client.poll_event().expect("the call's end");
             let result = op.finished(event).expect("this call's end").unwrap();
-            black_box(result.text())
+            black_box(&*result.text());
         })
     });
 

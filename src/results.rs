@@ -6,9 +6,10 @@
 //! ([`CallToolResult::to_json`], or `Serialize` with the `serde` feature) gives back every
 //! member the server sent.
 
+use alloc::borrow::Cow;
 use alloc::{string::String, vec::Vec};
 
-use crate::json::view::{opt_string, string, JsonRef, Object, Problem};
+use crate::json::view::{opt_string, string, Elements, JsonRef, Object, Problem, Split};
 use crate::json::write::{object_text, text_of, write_array, ObjectWriter};
 use crate::json::{RawJson, RawObject};
 
@@ -55,30 +56,35 @@ impl CallToolResult {
         })
     }
 
-    /// The text blocks, joined by newlines: what a model would read.
-    pub fn text(&self) -> String {
-        let mut out = String::new();
-        for block in &self.content {
-            if let ContentBlock::Text { text, .. } = block {
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(text);
-            }
+    /// The text blocks, joined by newlines: what a model would read. Borrowed when the
+    /// result holds at most one text block, the usual case; joined into a new string only
+    /// when it holds several.
+    pub fn text(&self) -> Cow<'_, str> {
+        let mut texts = self.content.iter().filter_map(|block| match block {
+            ContentBlock::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        });
+        let Some(first) = texts.next() else {
+            return Cow::Borrowed("");
+        };
+        let Some(second) = texts.next() else {
+            return Cow::Borrowed(first);
+        };
+        let mut out = String::from(first);
+        for text in core::iter::once(second).chain(texts) {
+            out.push('\n');
+            out.push_str(text);
         }
-        out
+        Cow::Owned(out)
     }
 
     pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
         let ([content, is_error, structured], extra) =
             result.split(["content", "isError", "structuredContent"]);
-        let blocks = content
+        let mut blocks = content
             .and_then(JsonRef::as_array)
             .ok_or("content is not an array")?;
-        let mut content = Vec::with_capacity(1);
-        for block in blocks {
-            content.push(ContentBlock::read(block)?);
-        }
+        let content = ContentBlock::read_all(&mut blocks)?;
         let is_error = match is_error {
             None => false,
             Some(flag) => flag.as_bool().ok_or("isError is not a boolean")?,
@@ -219,14 +225,32 @@ impl ContentBlock {
         object.close();
     }
 
+    /// The members a block is first split by: every kind has a type, and text blocks, most
+    /// blocks, are then read whole.
+    const FIRST_SPLIT: [&'static str; 2] = ["type", "text"];
+
     fn read(block: JsonRef<'_>) -> Result<Self, Problem> {
         let object = block
             .as_object()
             .ok_or("a content block is not an object")?;
-        // Text blocks are most blocks: one walk reads them whole. Other kinds walk again with
-        // their own members; nothing is copied for the first walk's leftovers (an image's
-        // data among them) unless the block is text.
-        let ([kind, text], rest) = object.split_lazily(["type", "text"]);
+        Self::read_split(object.split_lazily(Self::FIRST_SPLIT))
+    }
+
+    /// Every block of a `content` array, each read in the walk that finds where it ends.
+    fn read_all(blocks: &mut Elements<'_>) -> Result<Vec<Self>, Problem> {
+        let mut content = Vec::with_capacity(1);
+        while let Some(block) = blocks.next_split(Self::FIRST_SPLIT) {
+            let split = block.map_err(|_| "a content block is not an object")?;
+            content.push(Self::read_split(split)?);
+        }
+        Ok(content)
+    }
+
+    /// A block from its first split. Other kinds than text walk again with their own
+    /// members; nothing is copied for the first walk's leftovers (an image's data among
+    /// them) unless the block is text.
+    fn read_split(([kind, text], rest): Split<'_, '_, 2>) -> Result<Self, Problem> {
+        let object = rest.object();
         let kind = kind
             .and_then(JsonRef::as_str)
             .ok_or("a content block has no type")?;
@@ -275,7 +299,7 @@ impl ContentBlock {
                     extra,
                 }
             }
-            _ => ContentBlock::Other(RawObject::from_trusted(block.to_raw())),
+            _ => ContentBlock::Other(object.to_raw()),
         })
     }
 }

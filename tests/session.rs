@@ -119,7 +119,7 @@ fn calls_in_flight_answered_in_reverse_bind_to_their_own_requests() {
     pair.reply(&text_reply(id1, "1"));
     let r1 = pair.finished(first).unwrap();
     let r2 = pair.finished(second).unwrap();
-    assert_eq!((r1.text().as_str(), r2.text().as_str()), ("1", "2"));
+    assert_eq!((&*r1.text(), &*r2.text()), ("1", "2"));
 }
 
 #[test]

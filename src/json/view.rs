@@ -155,6 +155,11 @@ impl<'t> Object<'t> {
         Object(text)
     }
 
+    /// The object as an owned [`RawObject`].
+    pub(crate) fn to_raw(self) -> RawObject {
+        RawObject::from_trusted(JsonRef(self.0).to_raw())
+    }
+
     /// The members, in the order written.
     pub(crate) fn members(&self) -> Members<'t> {
         Members {
@@ -192,23 +197,7 @@ impl<'t> Object<'t> {
         &self,
         keys: [&'k str; N],
     ) -> ([Option<JsonRef<'t>>; N], Rest<'t, 'k, N>) {
-        let mut found = [None; N];
-        let mut any = false;
-        for (key, value) in self.members() {
-            match keys.iter().position(|k| *k == key) {
-                Some(slot) => {
-                    if let Some(entry) = found.get_mut(slot) {
-                        *entry = Some(value);
-                    }
-                }
-                None => any = true,
-            }
-        }
-        let rest = Rest {
-            object: *self,
-            keys,
-            any,
-        };
+        let (found, rest, _) = split_object(self.0, keys);
         (found, rest)
     }
 
@@ -222,6 +211,36 @@ impl<'t> Object<'t> {
     }
 }
 
+/// Splits the object that starts at the beginning of `text` as [`Object::split_lazily`]
+/// does, and says where it ends: `text` may run on past the object (the rest of an array
+/// that holds it), so that one walk both reads an element and finds the next.
+fn split_object<'t, 'k, const N: usize>(
+    text: &'t str,
+    keys: [&'k str; N],
+) -> ([Option<JsonRef<'t>>; N], Rest<'t, 'k, N>, usize) {
+    let mut found = [None; N];
+    let mut any = false;
+    let mut members = Members { text, pos: 1 };
+    for (key, value) in &mut members {
+        match keys.iter().position(|k| *k == key) {
+            Some(slot) => {
+                if let Some(entry) = found.get_mut(slot) {
+                    *entry = Some(value);
+                }
+            }
+            None => any = true,
+        }
+    }
+    // Past the last member's ',' or '}' is the object's end; `{}` has no member.
+    let end = if members.pos == 1 { 2 } else { members.pos };
+    let rest = Rest {
+        object: Object(text.get(..end).unwrap_or(text)),
+        keys,
+        any,
+    };
+    (found, rest, end)
+}
+
 /// The members of an object that a [`split`](Object::split_lazily) did not name.
 pub(crate) struct Rest<'t, 'k, const N: usize> {
     object: Object<'t>,
@@ -229,7 +248,12 @@ pub(crate) struct Rest<'t, 'k, const N: usize> {
     any: bool,
 }
 
-impl<const N: usize> Rest<'_, '_, N> {
+impl<'t, const N: usize> Rest<'t, '_, N> {
+    /// The whole object the members were split from.
+    pub(crate) fn object(&self) -> Object<'t> {
+        self.object
+    }
+
     /// The members, copied into a compact object; the empty object, which costs nothing,
     /// when there are none.
     pub(crate) fn into_raw(self) -> RawObject {
@@ -296,6 +320,27 @@ impl<'t> Iterator for Elements<'t> {
         Some(value)
     }
 }
+
+impl<'t> Elements<'t> {
+    /// The next element split as [`Object::split_lazily`] splits an object, in the one walk
+    /// that also finds where the element ends; `Err` with the element when it is not an
+    /// object.
+    pub(crate) fn next_split<'k, const N: usize>(
+        &mut self,
+        keys: [&'k str; N],
+    ) -> Option<Result<Split<'t, 'k, N>, JsonRef<'t>>> {
+        let rest = self.text.get(self.pos..)?;
+        if !rest.starts_with('{') {
+            return self.next().map(Err);
+        }
+        let (found, rest, end) = split_object(rest, keys);
+        self.pos += end + 1; // past ',' (or ']', which then ends the walk)
+        Some(Ok((found, rest)))
+    }
+}
+
+/// An object's named members and the [`Rest`] of them.
+pub(crate) type Split<'t, 'k, const N: usize> = ([Option<JsonRef<'t>>; N], Rest<'t, 'k, N>);
 
 /// What a reader found wrong, in a few words.
 pub(crate) type Problem = &'static str;

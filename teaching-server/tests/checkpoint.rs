@@ -308,7 +308,7 @@ fn two_calls_in_flight_answered_in_reverse_bind_to_the_right_requests() {
         .unwrap();
     let first = client.run(one).unwrap();
     let second = client.run(two).unwrap();
-    assert_eq!((first.text().as_str(), second.text().as_str()), ("1", "2"));
+    assert_eq!((&*first.text(), &*second.text()), ("1", "2"));
 }
 
 #[test]
