@@ -9,7 +9,7 @@ use alloc::borrow::Cow;
 use alloc::{string::String, vec::Vec};
 
 use super::raw::{RawJson, RawObject};
-use super::scan::{decode_string, string_stop};
+use super::scan::{decode_string, same_bytes, string_stop};
 use super::write::{into_text, write_string};
 
 /// The index just past the string whose opening quote is at `at`, and whether the string
@@ -222,7 +222,7 @@ fn split_object<'t, 'k, const N: usize>(
     let mut any = false;
     let mut members = Members { text, pos: 1 };
     for (key, value) in &mut members {
-        match keys.iter().position(|k| *k == key) {
+        match keys.iter().position(|k| same_bytes(k.as_bytes(), key.as_bytes())) {
             Some(slot) => {
                 if let Some(entry) = found.get_mut(slot) {
                     *entry = Some(value);
