@@ -73,14 +73,68 @@ impl Tool {
     }
 }
 
+/// How a catalog is read: what to do with an invalid tool, and whether an input schema
+/// with no `type` passes as an object schema.
+///
+/// The default is strict on both counts: [`CatalogPolicy::STRICT`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct CatalogPolicy {
+    /// What to do with a catalog that holds an invalid tool.
+    pub invalid_tools: InvalidTools,
+    /// What to do with an `inputSchema` that has no `type` member.
+    pub untyped_schemas: UntypedSchemas,
+}
+
+impl CatalogPolicy {
+    /// Refuse a catalog that holds an invalid tool, and count a schema with no `type` as
+    /// invalid (as the teaching material does). The default.
+    pub const STRICT: Self = CatalogPolicy {
+        invalid_tools: InvalidTools::Refuse,
+        untyped_schemas: UntypedSchemas::Refuse,
+    };
+
+    /// Drop each invalid tool, report it with its reason, and keep the rest.
+    pub const QUARANTINE: Self = CatalogPolicy {
+        invalid_tools: InvalidTools::Quarantine,
+        untyped_schemas: UntypedSchemas::Refuse,
+    };
+
+    /// This policy, reading an `inputSchema` that has no `type` as an object schema
+    /// ([`UntypedSchemas::AsObject`]).
+    #[must_use]
+    pub const fn untyped_schemas_as_objects(mut self) -> Self {
+        self.untyped_schemas = UntypedSchemas::AsObject;
+        self
+    }
+}
+
 /// What to do with a catalog that holds an invalid tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum CatalogPolicy {
-    /// Refuse the whole listing as a protocol violation (as the teaching material does).
+#[non_exhaustive]
+pub enum InvalidTools {
+    /// Refuse the whole listing as a protocol violation.
     #[default]
-    Strict,
+    Refuse,
     /// Drop each invalid tool, report it with its reason, and keep the rest.
     Quarantine,
+}
+
+/// What to do with an `inputSchema` that is an object with no `type` member.
+///
+/// MCP says an input schema is an object schema, `"type": "object"`. Some real servers leave
+/// `type` out (the archived GitLab reference server lists every schema so), and models'
+/// providers refuse such a schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum UntypedSchemas {
+    /// The tool is invalid ([`ToolRejection::InputSchemaTypeNotObject`]).
+    #[default]
+    Refuse,
+    /// The schema is read as an object schema and kept with `"type":"object"` written as
+    /// its first member, so that what is offered and validated says what was assumed. A
+    /// `type` that is present and not `"object"` is still refused.
+    AsObject,
 }
 
 /// Why a tool was refused.
@@ -126,7 +180,7 @@ impl fmt::Display for ToolRejection {
     }
 }
 
-/// A tool dropped under [`CatalogPolicy::Quarantine`], with its reason.
+/// A tool dropped under [`InvalidTools::Quarantine`], with its reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuarantinedTool {
     /// Its position in the listing, counting from 0 across pages.
@@ -159,7 +213,8 @@ impl Catalog {
             .and_then(|i| self.tools.get(i))
     }
 
-    /// The tools dropped under [`CatalogPolicy::Quarantine`] (always empty under `Strict`).
+    /// The tools dropped under [`InvalidTools::Quarantine`] (always empty under
+    /// [`InvalidTools::Refuse`]).
     pub fn quarantined(&self) -> &[QuarantinedTool] {
         &self.quarantined
     }
@@ -217,17 +272,17 @@ impl CatalogBuilder {
     pub(crate) fn push(&mut self, entry: JsonRef<'_>) -> Result<(), (usize, ToolRejection)> {
         let index = self.seen;
         self.seen += 1;
-        let checked = read_tool(entry).and_then(|tool| {
+        let checked = read_tool(entry, self.policy.untyped_schemas).and_then(|tool| {
             if self.tools.iter().any(|t| t.name == tool.name) {
                 Err(ToolRejection::DuplicateName)
             } else {
                 Ok(tool)
             }
         });
-        match (checked, self.policy) {
+        match (checked, self.policy.invalid_tools) {
             (Ok(tool), _) => self.tools.push(tool),
-            (Err(reason), CatalogPolicy::Strict) => return Err((index, reason)),
-            (Err(reason), CatalogPolicy::Quarantine) => {
+            (Err(reason), InvalidTools::Refuse) => return Err((index, reason)),
+            (Err(reason), InvalidTools::Quarantine) => {
                 let name = entry
                     .as_object()
                     .and_then(|o| o.get("name"))
@@ -260,7 +315,7 @@ fn valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
-fn read_tool(entry: JsonRef<'_>) -> Result<Tool, ToolRejection> {
+fn read_tool(entry: JsonRef<'_>, untyped: UntypedSchemas) -> Result<Tool, ToolRejection> {
     let tool = entry.as_object().ok_or(ToolRejection::NotAnObject)?;
     let ([name, title, description, schema, output_schema, annotations], extra) = tool.split([
         "name",
@@ -280,9 +335,13 @@ fn read_tool(entry: JsonRef<'_>) -> Result<Tool, ToolRejection> {
         .filter(|s| s.is_object())
         .ok_or(ToolRejection::InputSchemaNotObject)?;
     let schema_type = schema.as_object().and_then(|s| s.get("type"));
-    if schema_type.and_then(JsonRef::as_str).as_deref() != Some("object") {
-        return Err(ToolRejection::InputSchemaTypeNotObject);
-    }
+    let input_schema = match (schema_type, untyped) {
+        (None, UntypedSchemas::AsObject) => typed_as_object(schema.text()),
+        (Some(t), _) if t.as_str().as_deref() == Some("object") => {
+            RawObject::from_trusted(schema.to_raw())
+        }
+        _ => return Err(ToolRejection::InputSchemaTypeNotObject),
+    };
     let text = |value: Option<JsonRef<'_>>, field: &'static str| {
         opt_string(value, field).map_err(ToolRejection::InvalidField)
     };
@@ -295,11 +354,20 @@ fn read_tool(entry: JsonRef<'_>) -> Result<Tool, ToolRejection> {
         name: String::from(name),
         title: text(title, "title")?,
         description: text(description, "description")?,
-        input_schema: RawObject::from_trusted(schema.to_raw()),
+        input_schema,
         output_schema: output_schema.map(JsonRef::to_raw),
         annotations,
         extra,
     })
+}
+
+/// Compact object text `{...}` with `"type":"object"` written as its first member.
+fn typed_as_object(schema: &str) -> RawObject {
+    let members = schema
+        .get(1..schema.len().saturating_sub(1))
+        .unwrap_or_default();
+    let separator = if members.is_empty() { "" } else { "," };
+    RawObject::from_trusted_text(alloc::format!(r#"{{"type":"object"{separator}{members}}}"#))
 }
 
 #[cfg(test)]
@@ -358,7 +426,7 @@ mod tests {
         ];
         for (entry, reason) in cases {
             assert_eq!(
-                build(CatalogPolicy::Strict, &[GOOD, entry]),
+                build(CatalogPolicy::STRICT, &[GOOD, entry]),
                 Err((1, reason)),
                 "{entry}"
             );
@@ -368,7 +436,7 @@ mod tests {
             "a".repeat(129)
         );
         assert_eq!(
-            build(CatalogPolicy::Strict, &[&long]),
+            build(CatalogPolicy::STRICT, &[&long]),
             Err((0, ToolRejection::InvalidName))
         );
     }
@@ -377,7 +445,7 @@ mod tests {
     fn quarantine_keeps_the_valid_tools_and_reports_the_rest() {
         let bad = r#"{"name":"zzz","inputSchema":null}"#;
         let other = r#"{"name":"a.b-c_d","inputSchema":{"type":"object","properties":{}}}"#;
-        let catalog = build(CatalogPolicy::Quarantine, &[GOOD, bad, other, GOOD]).unwrap();
+        let catalog = build(CatalogPolicy::QUARANTINE, &[GOOD, bad, other, GOOD]).unwrap();
         let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a.b-c_d", "word_count"]);
         assert_eq!(
@@ -400,9 +468,40 @@ mod tests {
     }
 
     #[test]
+    fn an_untyped_schema_passes_only_when_the_policy_says_so() {
+        let untyped =
+            r#"{"name":"get_issue","inputSchema":{"properties":{"iid":{"type":"number"}}}}"#;
+        let empty = r#"{"name":"ping","inputSchema":{}}"#;
+        let array = r#"{"name":"list","inputSchema":{"type":"array"}}"#;
+        assert_eq!(
+            build(CatalogPolicy::STRICT, &[untyped]).unwrap_err(),
+            (0, ToolRejection::InputSchemaTypeNotObject)
+        );
+        let lenient = CatalogPolicy::STRICT.untyped_schemas_as_objects();
+        let catalog = build(lenient, &[untyped, empty]).unwrap();
+        let schemas: Vec<&str> = catalog
+            .tools()
+            .iter()
+            .map(|t| t.input_schema.as_str())
+            .collect();
+        assert_eq!(
+            schemas,
+            [
+                r#"{"type":"object","properties":{"iid":{"type":"number"}}}"#,
+                r#"{"type":"object"}"#
+            ]
+        );
+        // A type that says something else is still refused.
+        assert_eq!(
+            build(lenient, &[array]).unwrap_err(),
+            (0, ToolRejection::InputSchemaTypeNotObject)
+        );
+    }
+
+    #[test]
     fn offered_means_advertised_and_allowed() {
         let purchase = r#"{"name":"place_purchase","inputSchema":{"type":"object"}}"#;
-        let catalog = build(CatalogPolicy::Strict, &[purchase, GOOD]).unwrap();
+        let catalog = build(CatalogPolicy::STRICT, &[purchase, GOOD]).unwrap();
         let allow: Allowlist = ["word_count", "not_advertised"].into_iter().collect();
         let offered: Vec<&str> = catalog.offered(&allow).map(|t| t.name.as_str()).collect();
         assert_eq!(offered, ["word_count"]);
@@ -414,10 +513,12 @@ crate::json::serde::serialize_as_json!(Tool, Catalog);
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Tool {
-    /// Reads a tool as a `tools/list` entry, validated by the same rules.
+    /// Reads a tool as a `tools/list` entry, validated by the same rules under
+    /// [`CatalogPolicy::STRICT`] (a tool written by [`Tool::to_json`] after an untyped schema
+    /// was accepted says `"type":"object"`, so it reads back).
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error as _;
         let raw = <RawObject as serde::Deserialize>::deserialize(deserializer)?;
-        read_tool(JsonRef::new(raw.as_str())).map_err(D::Error::custom)
+        read_tool(JsonRef::new(raw.as_str()), UntypedSchemas::Refuse).map_err(D::Error::custom)
     }
 }

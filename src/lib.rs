@@ -171,7 +171,9 @@ mod version;
 pub mod fuzzing;
 
 pub use allowlist::Allowlist;
-pub use catalog::{Catalog, CatalogPolicy, QuarantinedTool, Tool, ToolRejection};
+pub use catalog::{
+    Catalog, CatalogPolicy, InvalidTools, QuarantinedTool, Tool, ToolRejection, UntypedSchemas,
+};
 pub use client::{Client, Config};
 pub use error::{Error, Incompatible, JsonError, JsonErrorKind, Misuse, ProtocolViolation};
 pub use event::{Awaited, Event, Op, OpId, Output, ServerNotification};

@@ -670,3 +670,14 @@ impl CallToolResult {
         self.structured_content.as_ref().map(RawJson::deserialize)
     }
 }
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for CallToolResult {
+    /// Reads a `tools/call` result, as [`CallToolResult::to_json`] writes it and a server
+    /// sends it, by the same rules as the session: for recorded results and replays.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let raw = <RawObject as serde::Deserialize>::deserialize(deserializer)?;
+        CallToolResult::read(&Object::of(&raw)).map_err(D::Error::custom)
+    }
+}

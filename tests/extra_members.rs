@@ -104,7 +104,7 @@ fn tools_keep_every_member_written_back_by_to_json_and_serde() {
     }
     // The catalog as a whole: a tools/list result, which reads back to the same catalog.
     let written = catalog.to_json();
-    let back = Catalog::from_json(&written, CatalogPolicy::Strict, &Limits::default()).unwrap();
+    let back = Catalog::from_json(&written, CatalogPolicy::STRICT, &Limits::default()).unwrap();
     assert_eq!(back, catalog);
     let through_serde: Catalog =
         serde_json::from_value(serde_json::to_value(&catalog).unwrap()).unwrap();

@@ -503,7 +503,7 @@ fn catalogs_are_bounded_and_validated_by_policy() {
     );
 
     let mut config = Pair::config(ProtocolChoice::Stateful, &[]);
-    config.catalog_policy = CatalogPolicy::Quarantine;
+    config.catalog_policy = CatalogPolicy::QUARANTINE;
     config.limits.tools_per_catalog = 2;
     let mut pair = Pair::new(config);
     let op = pair.client.connect(pair.now).unwrap();

@@ -45,7 +45,7 @@ pub struct Config {
     pub client_version: String,
     /// The tools the application allows to be called.
     pub allowlist: Allowlist,
-    /// What to do with invalid tools in a catalog. Default: [`CatalogPolicy::Strict`].
+    /// What to do with invalid tools in a catalog. Default: [`CatalogPolicy::STRICT`].
     pub catalog_policy: CatalogPolicy,
     /// How long the `server/discover` probe of [`ProtocolChoice::Auto`] waits before taking
     /// silence for a stateful server. Default: 2 s. It never takes more than half of the
@@ -63,7 +63,7 @@ impl Config {
             client_name: String::from("mcp-sansio"),
             client_version: String::from(env!("CARGO_PKG_VERSION")),
             allowlist,
-            catalog_policy: CatalogPolicy::Strict,
+            catalog_policy: CatalogPolicy::STRICT,
             probe_timeout: Duration::from_secs(2),
         }
     }

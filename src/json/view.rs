@@ -222,7 +222,10 @@ fn split_object<'t, 'k, const N: usize>(
     let mut any = false;
     let mut members = Members { text, pos: 1 };
     for (key, value) in &mut members {
-        match keys.iter().position(|k| same_bytes(k.as_bytes(), key.as_bytes())) {
+        match keys
+            .iter()
+            .position(|k| same_bytes(k.as_bytes(), key.as_bytes()))
+        {
             Some(slot) => {
                 if let Some(entry) = found.get_mut(slot) {
                     *entry = Some(value);

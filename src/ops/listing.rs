@@ -144,7 +144,7 @@ impl crate::catalog::Catalog {
     /// # Errors
     /// [`Misuse::InvalidJson`](crate::Misuse) or [`Misuse::NotAnObject`](crate::Misuse) for
     /// text that is not a JSON object; otherwise what a listing would fail with (an invalid
-    /// tool under [`CatalogPolicy::Strict`], too many tools).
+    /// tool under [`CatalogPolicy::STRICT`], too many tools).
     pub fn from_json(text: &str, policy: CatalogPolicy, limits: &Limits) -> Result<Self, Error> {
         let raw = crate::json::RawObject::parse(text, limits)?;
         let result = Object::of(&raw);
@@ -184,7 +184,7 @@ impl<'de> serde::Deserialize<'de> for crate::catalog::Catalog {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error as _;
         let raw = <crate::json::RawObject as serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_json(raw.as_str(), CatalogPolicy::Strict, &Limits::default())
+        Self::from_json(raw.as_str(), CatalogPolicy::STRICT, &Limits::default())
             .map_err(D::Error::custom)
     }
 }
