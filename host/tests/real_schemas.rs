@@ -1,0 +1,144 @@
+//! The palette over catalogs recorded from real servers (`tests/data/catalogs/`, each file
+//! naming the package and version it came from; `tests/data/record.py` recorded them): every
+//! schema compiles, every tool is offered under a provider-safe name in every shape, and each
+//! tool's arguments are checked as its own schema says, with refusals that name the argument.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::fs;
+use std::path::Path;
+
+use mcp_sansio::{Allowlist, Catalog, CatalogPolicy, Limits};
+use mcp_sansio_host::names::fits_providers;
+use mcp_sansio_host::{Palette, PaletteConfig, Provider, Refusal};
+use serde_json::{json, Value};
+
+fn recorded() -> Vec<(String, Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/catalogs");
+    let mut files: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let id = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            let value: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+            (id, value)
+        })
+        .collect()
+}
+
+/// The smallest arguments a schema accepts, built from its required properties.
+fn minimal(schema: &Value) -> Value {
+    if let Some(options) = schema.get("enum").and_then(Value::as_array) {
+        return options[0].clone();
+    }
+    if let Some(first) = schema.get("anyOf").and_then(Value::as_array).and_then(|o| o.first()) {
+        return minimal(first);
+    }
+    let kind = match schema.get("type") {
+        Some(Value::Array(types)) => types[0].as_str().unwrap_or("null"),
+        Some(t) => t.as_str().unwrap_or("null"),
+        None if schema.get("properties").is_some() => "object",
+        None => "string",
+    };
+    match kind {
+        "object" => {
+            let mut out = serde_json::Map::new();
+            for name in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+                let name = name.as_str().unwrap();
+                let property = &schema["properties"][name];
+                out.insert(name.to_owned(), minimal(property));
+            }
+            Value::Object(out)
+        }
+        "array" => {
+            let at_least = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+            let item = schema.get("items").map(minimal).unwrap_or(json!("x"));
+            Value::Array(vec![item; at_least as usize])
+        }
+        "string" => json!("x".repeat(
+            schema.get("minLength").and_then(Value::as_u64).unwrap_or(1) as usize
+        )),
+        "integer" | "number" => schema.get("minimum").cloned().unwrap_or(json!(1)),
+        "boolean" => json!(true),
+        _ => Value::Null,
+    }
+}
+
+/// A value of the wrong JSON type for `schema`.
+fn wrong(schema: &Value) -> Option<Value> {
+    match schema.get("type")?.as_str()? {
+        "string" => Some(json!(17)),
+        "integer" | "number" | "boolean" | "array" | "object" => Some(json!("text")),
+        _ => None,
+    }
+}
+
+#[test]
+fn every_recorded_catalog_is_read_offered_and_checked() {
+    let mut palette = Palette::new(PaletteConfig::default());
+    let (mut tools, mut required_checked, mut types_checked) = (0, 0, 0);
+    for (id, recorded) in recorded() {
+        let source = recorded["source"].as_str().unwrap();
+        let text = json!({"tools": recorded["tools"]}).to_string();
+        let catalog = Catalog::from_json(&text, CatalogPolicy::STRICT, &Limits::default())
+            .unwrap_or_else(|e| panic!("{source}: {e}"));
+        let allow: Allowlist = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        let report = palette.set_server(&id, &allow, &catalog).unwrap();
+        assert!(report.quarantined.is_empty(), "{source}: {:?}", report.quarantined);
+        assert_eq!(report.offered.len(), catalog.tools().len(), "{source}");
+        for tool in catalog.tools() {
+            tools += 1;
+            let schema: Value = serde_json::from_str(tool.input_schema.as_str()).unwrap();
+            let name = palette
+                .tools()
+                .find(|t| t.server == id && t.tool.name == tool.name)
+                .unwrap()
+                .name
+                .to_owned();
+            let good = minimal(&schema);
+            let call = palette.dispatch(&name, &good.to_string());
+            assert!(call.is_ok(), "{source} {}: {good} refused: {call:?}", tool.name);
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for missing in &required {
+                let mut args = good.clone();
+                args.as_object_mut().unwrap().remove(*missing);
+                let refusal = palette.dispatch(&name, &args.to_string()).unwrap_err();
+                assert_eq!(
+                    refusal.to_string(),
+                    format!("missing required argument '{missing}'"),
+                    "{source} {}",
+                    tool.name
+                );
+                required_checked += 1;
+            }
+            for (property, property_schema) in schema["properties"].as_object().into_iter().flatten() {
+                let Some(bad) = wrong(property_schema) else { continue };
+                let mut args = good.clone();
+                args.as_object_mut().unwrap().insert(property.clone(), bad);
+                let refusal = palette.dispatch(&name, &args.to_string()).unwrap_err();
+                let Refusal::InvalidArguments { problems, .. } = &refusal else {
+                    panic!("{source} {}: {refusal:?}", tool.name)
+                };
+                assert!(
+                    problems.iter().any(|p| p.starts_with(&format!("argument '{property}' must be"))),
+                    "{source} {}: {problems:?}",
+                    tool.name
+                );
+                types_checked += 1;
+            }
+        }
+    }
+    assert_eq!(palette.tools().count(), tools);
+    for provider in Provider::ALL {
+        let offer = palette.offer(provider);
+        assert_eq!(offer.as_array().unwrap().len(), tools);
+    }
+    assert!(palette.tools().all(|t| fits_providers(t.name)));
+    println!("{tools} tools; {required_checked} missing arguments and {types_checked} wrong types refused as such");
+    assert!(tools >= 80 && required_checked >= 80 && types_checked >= 150);
+}
