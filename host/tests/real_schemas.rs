@@ -15,7 +15,10 @@ use serde_json::{json, Value};
 
 fn recorded() -> Vec<(String, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/catalogs");
-    let mut files: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     files
         .into_iter()
@@ -32,7 +35,11 @@ fn minimal(schema: &Value) -> Value {
     if let Some(options) = schema.get("enum").and_then(Value::as_array) {
         return options[0].clone();
     }
-    if let Some(first) = schema.get("anyOf").and_then(Value::as_array).and_then(|o| o.first()) {
+    if let Some(first) = schema
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .and_then(|o| o.first())
+    {
         return minimal(first);
     }
     let kind = match schema.get("type") {
@@ -44,7 +51,12 @@ fn minimal(schema: &Value) -> Value {
     match kind {
         "object" => {
             let mut out = serde_json::Map::new();
-            for name in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+            for name in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let name = name.as_str().unwrap();
                 let property = &schema["properties"][name];
                 out.insert(name.to_owned(), minimal(property));
@@ -56,9 +68,9 @@ fn minimal(schema: &Value) -> Value {
             let item = schema.get("items").map(minimal).unwrap_or(json!("x"));
             Value::Array(vec![item; at_least as usize])
         }
-        "string" => json!("x".repeat(
-            schema.get("minLength").and_then(Value::as_u64).unwrap_or(1) as usize
-        )),
+        "string" => {
+            json!("x".repeat(schema.get("minLength").and_then(Value::as_u64).unwrap_or(1) as usize))
+        }
         "integer" | "number" => schema.get("minimum").cloned().unwrap_or(json!(1)),
         "boolean" => json!(true),
         _ => Value::Null,
@@ -85,7 +97,11 @@ fn every_recorded_catalog_is_read_offered_and_checked() {
             .unwrap_or_else(|e| panic!("{source}: {e}"));
         let allow: Allowlist = catalog.tools().iter().map(|t| t.name.as_str()).collect();
         let report = palette.set_server(&id, &allow, &catalog).unwrap();
-        assert!(report.quarantined.is_empty(), "{source}: {:?}", report.quarantined);
+        assert!(
+            report.quarantined.is_empty(),
+            "{source}: {:?}",
+            report.quarantined
+        );
         assert_eq!(report.offered.len(), catalog.tools().len(), "{source}");
         for tool in catalog.tools() {
             tools += 1;
@@ -98,7 +114,11 @@ fn every_recorded_catalog_is_read_offered_and_checked() {
                 .to_owned();
             let good = minimal(&schema);
             let call = palette.dispatch(&name, &good.to_string());
-            assert!(call.is_ok(), "{source} {}: {good} refused: {call:?}", tool.name);
+            assert!(
+                call.is_ok(),
+                "{source} {}: {good} refused: {call:?}",
+                tool.name
+            );
             let required: Vec<&str> = schema
                 .get("required")
                 .and_then(Value::as_array)
@@ -116,8 +136,12 @@ fn every_recorded_catalog_is_read_offered_and_checked() {
                 );
                 required_checked += 1;
             }
-            for (property, property_schema) in schema["properties"].as_object().into_iter().flatten() {
-                let Some(bad) = wrong(property_schema) else { continue };
+            for (property, property_schema) in
+                schema["properties"].as_object().into_iter().flatten()
+            {
+                let Some(bad) = wrong(property_schema) else {
+                    continue;
+                };
                 let mut args = good.clone();
                 args.as_object_mut().unwrap().insert(property.clone(), bad);
                 let refusal = palette.dispatch(&name, &args.to_string()).unwrap_err();
@@ -125,7 +149,9 @@ fn every_recorded_catalog_is_read_offered_and_checked() {
                     panic!("{source} {}: {refusal:?}", tool.name)
                 };
                 assert!(
-                    problems.iter().any(|p| p.starts_with(&format!("argument '{property}' must be"))),
+                    problems
+                        .iter()
+                        .any(|p| p.starts_with(&format!("argument '{property}' must be"))),
                     "{source} {}: {problems:?}",
                     tool.name
                 );

@@ -43,6 +43,10 @@ use mcp_sansio::{
     RawObject,
 };
 use rustix::event::{poll, PollFd, PollFlags};
+#[cfg(feature = "host")]
+mod host;
+#[cfg(feature = "host")]
+pub use host::{Host, HostError, HostServer, ServerFailure};
 use rustix::process::{kill_process_group, Pid, Signal};
 
 /// How long [`Drop`] gives the server to exit on its own before signalling its group.

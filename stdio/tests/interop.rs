@@ -340,3 +340,64 @@ fn mcp_call_unstarted(args: &[&str]) -> (Option<i32>, String, String) {
         .unwrap();
     ended(output)
 }
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn one_host_over_every_real_peer_routes_each_call_and_refuses_bad_arguments() {
+    use mcp_sansio_host::{PaletteConfig, Provider};
+    use mcp_sansio_stdio::{Host, HostServer};
+    let peers = [
+        ("py2", Peer::Python2),
+        ("py1", Peer::Python1),
+        ("everything", Peer::Everything),
+    ];
+    let servers = peers
+        .map(|(id, peer)| HostServer::new(id, peer.command(), config(peer, ProtocolChoice::Auto)));
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let routes: Vec<(String, String, String)> = host
+        .palette()
+        .tools()
+        .map(|t| (t.name.to_owned(), t.server.to_owned(), t.tool.name.clone()))
+        .collect();
+    // Both Python peers have word_count: the first keeps the name, the second is qualified.
+    let expected = [
+        ("echo", "everything", "echo"),
+        ("py1_word_count", "py1", "word_count"),
+        ("word_count", "py2", "word_count"),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| ((*a).to_owned(), (*b).to_owned(), (*c).to_owned()))
+        .collect();
+    assert_eq!(routes, expected);
+    assert_eq!(
+        host.offer(Provider::OpenAiChat).as_array().unwrap().len(),
+        3
+    );
+    for (name, peer) in [
+        ("word_count", Peer::Python2),
+        ("py1_word_count", Peer::Python1),
+        ("echo", Peer::Everything),
+    ] {
+        let (_, args, answer) = peer.call();
+        let observation = host.call(name, args);
+        assert_eq!(observation.text(), answer, "{name}");
+        assert!(!observation.is_error());
+    }
+    let refused = host.call("echo", r#"{"message": 5}"#);
+    assert_eq!(
+        refused.text(),
+        "not called: argument 'message' must be a string"
+    );
+    let pgids: Vec<u32> = ["py2", "py1", "everything"]
+        .iter()
+        .map(|id| host.pid(id).unwrap())
+        .collect();
+    for (id, status) in host.close(Duration::from_secs(1)) {
+        assert!(status.is_ok(), "{id}: {status:?}");
+    }
+    for (pgid, (_, peer)) in pgids.into_iter().zip(peers) {
+        assert_group_gone(peer, pgid);
+    }
+}

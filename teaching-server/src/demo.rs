@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use mcp_sansio::{Allowlist, Config, Limits, RawObject};
 use mcp_sansio_stdio::{ServerCommand, StdioClient};
 
-use crate::millis;
+use mcp_teaching_server::millis;
 
 /// This program, run as the teaching server in `mode`, logging calls to `log`.
 fn server(mode: &str, log: &std::path::Path) -> Result<ServerCommand, String> {

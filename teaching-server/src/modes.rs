@@ -52,10 +52,13 @@ pub(crate) enum Mode {
     /// Answers the handshake, closes its input (writes to it then fail), keeps its output
     /// open and never writes again.
     CloseInput,
+    /// A second server for a host: the seeds' support desk, with `search_policy` and
+    /// `process_refund` in place of the stock tools.
+    Support,
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 23] = [
+    pub(crate) const ALL: [(&'static str, Mode); 24] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -79,6 +82,7 @@ impl Mode {
         ("legacy", Mode::Legacy),
         ("stubborn", Mode::Stubborn),
         ("close-input", Mode::CloseInput),
+        ("support", Mode::Support),
     ];
 
     pub(crate) fn parse(name: &str) -> Result<Mode, String> {
@@ -87,6 +91,14 @@ impl Mode {
             .find(|(n, _)| *n == name)
             .map(|(_, mode)| *mode)
             .ok_or_else(|| format!("unknown mode {name:?}"))
+    }
+
+    /// The name the server gives itself.
+    pub(crate) fn server_name(self) -> &'static str {
+        match self {
+            Mode::Support => "support-server",
+            _ => "lucy-teaching-server",
+        }
     }
 
     /// The versions `server/discover` reports; empty where the method is unknown.
@@ -109,6 +121,22 @@ fn tool(name: &str, description: &str) -> Value {
 
 /// The tools the server advertises in `mode`.
 pub(crate) fn tools(mode: Mode) -> Vec<Value> {
+    if mode == Mode::Support {
+        return vec![
+            json!({
+                "name": "search_policy",
+                "description": "Search the refund policy.",
+                "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
+            }),
+            json!({
+                "name": "process_refund",
+                "description": "Refund an order. Side-effecting: money leaves the shop.",
+                "inputSchema": {"type": "object", "properties": {
+                    "order_id": {"type": "string"}, "amount": {"type": "number"}},
+                    "required": ["order_id", "amount"]}
+            }),
+        ];
+    }
     // Members the 2025-11-25 revision added, which a client must keep when it writes a tool
     // back out.
     let mut word_count = tool("word_count", "Count the words in a short text.");

@@ -1,0 +1,336 @@
+//! The teaching server as a library: [`serve`] runs it on this process's stdin and stdout,
+//! so that a program (the `mcp-teaching-server` binary, an example) can start itself as the
+//! server it talks to.
+//!
+//! The server appends every `tools/call` it receives to the `--log` file, one JSON line each,
+//! so tests check what reached it without trusting the client, and writes its pid (and, in
+//! the grandchild mode, its child's) to the `--pid-file`, so tests check that none is left.
+
+// `serde_json::Value`'s string index reads give `Null` for anything missing, and this program
+// only writes through it into objects it built itself: the index cannot panic here.
+#![allow(clippy::indexing_slicing)]
+
+use std::io::{self, BufRead, Write};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+mod modes;
+
+use modes::Mode;
+
+/// The value after `flag` in `args`.
+fn option<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
+    let at = args.iter().position(|a| a == flag)?;
+    args.get(at + 1).map(String::as_str)
+}
+
+/// Options of `serve`.
+struct Serve {
+    mode: Mode,
+    log: Option<std::fs::File>,
+    delay: Duration,
+    out: io::Stdout,
+    /// The id of the last request answered, for the `stale` mode.
+    last_answered: Option<Value>,
+    /// A `tools/call` held back, for the `reverse` mode.
+    held: Option<Value>,
+    calls: usize,
+}
+
+/// Serves on stdin and stdout until stdin ends, as `serve`'s `args` say (`--mode MODE`,
+/// `--log PATH`, `--pid-file PATH`, `--delay-ms N`).
+///
+/// # Errors
+/// A sentence for the user when an argument is wrong or a file cannot be opened.
+pub fn serve(args: &[String]) -> Result<(), String> {
+    let mode = Mode::parse(option(args, "--mode").unwrap_or("normal"))?;
+    let log = option(args, "--log")
+        .map(|path| {
+            std::fs::File::options()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("cannot open the call log {path}: {e}"))
+        })
+        .transpose()?;
+    let delay = Duration::from_millis(
+        option(args, "--delay-ms")
+            .map(|d| {
+                d.parse()
+                    .map_err(|_| format!("--delay-ms {d:?} is not a number"))
+            })
+            .transpose()?
+            .unwrap_or(1500),
+    );
+    // The server's own pid, then (grandchild mode) its child's: tests check each is gone.
+    let mut pids = vec![std::process::id()];
+    if mode == Mode::Grandchild {
+        // A child that would outlive the server, holding its pipes open, unless the whole
+        // process group is ended.
+        let child = std::process::Command::new("sleep")
+            .arg("600")
+            .spawn()
+            .map_err(|e| format!("cannot start the grandchild: {e}"))?;
+        pids.push(child.id());
+    }
+    if let Some(path) = option(args, "--pid-file") {
+        let lines: String = pids.iter().map(|pid| format!("{pid}\n")).collect();
+        std::fs::write(path, lines).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    let ignore_term = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if mode == Mode::Stubborn {
+        signal_hook::flag::register(signal_hook::consts::SIGTERM, ignore_term)
+            .map_err(|e| format!("cannot ignore SIGTERM: {e}"))?;
+    }
+    let mut server = Serve {
+        mode,
+        log,
+        delay,
+        out: io::stdout(),
+        last_answered: None,
+        held: None,
+        calls: 0,
+    };
+    for line in io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        if mode == Mode::StderrLog {
+            eprintln!("teaching server read {} bytes", line.len());
+        }
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            server.send(
+                &json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}),
+            );
+            continue;
+        };
+        if mode == Mode::CloseInput && message.get("id").is_some() {
+            // Input closed before the handshake's answer, so the client's next write fails.
+            let null = std::fs::File::open("/dev/null")
+                .map_err(|e| format!("cannot open /dev/null: {e}"))?;
+            rustix::stdio::dup2_stdin(&null).map_err(|e| format!("cannot close stdin: {e}"))?;
+            server.handle(&message);
+            // Output stays open, silent, until the client ends the process group.
+            loop {
+                std::thread::sleep(Duration::from_secs(60));
+            }
+        }
+        server.handle(&message);
+    }
+    if mode == Mode::Stubborn {
+        // Ignores end of input too: only SIGKILL ends it.
+        loop {
+            std::thread::sleep(Duration::from_secs(60));
+        }
+    }
+    Ok(())
+}
+
+impl Serve {
+    fn send(&mut self, message: &Value) {
+        let mut out = self.out.lock();
+        let _ = writeln!(out, "{message}");
+        let _ = out.flush();
+    }
+
+    fn answer(&mut self, id: &Value, result: Value) {
+        self.last_answered = Some(id.clone());
+        self.send(&json!({"jsonrpc":"2.0","id":id,"result":result}));
+    }
+
+    fn error(&mut self, id: &Value, code: i64, message: &str, data: Option<Value>) {
+        let mut error = json!({"code": code, "message": message});
+        if let Some(data) = data {
+            error["data"] = data;
+        }
+        self.send(&json!({"jsonrpc":"2.0","id":id,"error":error}));
+    }
+
+    fn handle(&mut self, message: &Value) {
+        let Some(method) = message.get("method").and_then(Value::as_str) else {
+            return;
+        };
+        let Some(id) = message.get("id") else { return }; // notifications need no answer
+        let params = message.get("params").cloned().unwrap_or(json!({}));
+        let requested = params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str();
+        if self.mode == Mode::Modern && method != "server/discover" && requested.is_none() {
+            return self.error(
+                id,
+                -32602,
+                "missing io.modelcontextprotocol/protocolVersion in _meta",
+                None,
+            );
+        }
+        match method {
+            "server/discover" => self.discover(id, requested),
+            "initialize" => self.initialize(id, &params),
+            "ping" => self.answer(id, json!({})),
+            "tools/list" => self.list(id, &params),
+            "tools/call" => self.call(id, &params),
+            _ => self.error(id, -32601, "Method not found", None),
+        }
+    }
+
+    fn discover(&mut self, id: &Value, requested: Option<&str>) {
+        let supported = self.mode.supported();
+        if supported.is_empty() {
+            return self.error(id, -32601, "Method not found", None);
+        }
+        if !requested.is_some_and(|v| supported.contains(&v)) {
+            let data = json!({"supported": supported, "requested": requested});
+            return self.error(id, -32022, "Unsupported protocol version", Some(data));
+        }
+        self.answer(
+            id,
+            json!({
+                "resultType": "complete",
+                "supportedVersions": supported,
+                "capabilities": {"tools": {}},
+                "ttlMs": 60000,
+                "cacheScope": "public",
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": self.mode.server_name(), "version": "1"}}
+            }),
+        );
+    }
+
+    fn initialize(&mut self, id: &Value, params: &Value) {
+        if self.mode == Mode::Modern {
+            return self.error(id, -32601, "Method not found", None);
+        }
+        let asked = params["protocolVersion"].as_str().unwrap_or_default();
+        let version = match self.mode {
+            Mode::OldVersion => "2024-11-05",
+            _ if asked == "2025-11-25" => "2025-11-25",
+            _ => "2025-06-18",
+        };
+        self.answer(
+            id,
+            json!({
+                "protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": false}},
+                "serverInfo": {"name": self.mode.server_name(), "version": "1"}
+            }),
+        );
+    }
+
+    fn list(&mut self, id: &Value, params: &Value) {
+        let tools = modes::tools(self.mode);
+        let page: usize = params["cursor"]
+            .as_str()
+            .and_then(|c| c.strip_prefix("page-"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let mut result = match self.mode {
+            Mode::Paginate => {
+                let chunk: Vec<&Value> = tools.iter().skip(page * 3).take(3).collect();
+                let mut result = json!({"tools": chunk});
+                if (page + 1) * 3 < tools.len() {
+                    result["nextCursor"] = json!(format!("page-{}", page + 1));
+                }
+                result
+            }
+            Mode::EndlessCursor => json!({"tools": [], "nextCursor": format!("page-{}", page + 1)}),
+            // A new tool on each page, but the same cursor again from the second page on.
+            Mode::RepeatCursor => json!({"tools": tools.get(page..=page), "nextCursor": "page-1"}),
+            _ => json!({"tools": tools}),
+        };
+        if self.mode == Mode::Modern {
+            result["resultType"] = json!("complete");
+            result["ttlMs"] = json!(60000);
+            result["cacheScope"] = json!("public");
+        }
+        self.answer(id, result);
+    }
+
+    fn call(&mut self, id: &Value, params: &Value) {
+        self.calls += 1;
+        if let Some(log) = self.log.as_mut() {
+            let entry = json!({"id": id, "name": params["name"], "arguments": params["arguments"]});
+            let _ = writeln!(log, "{entry}");
+            let _ = log.flush();
+        }
+        let result = match params["name"].as_str() {
+            Some("word_count") => match params["arguments"]["text"].as_str() {
+                Some(text) => text_result(&text.split_whitespace().count().to_string()),
+                // A tool error, for the model to read: the tool ran and refused its input.
+                None => {
+                    json!({"content": [{"type": "text", "text": "word_count needs a text to count"}], "isError": true})
+                }
+            },
+            Some("search_policy") => text_result(
+                "Refunds are accepted within 30 days of delivery, up to the order's total.",
+            ),
+            Some("process_refund") => {
+                let order = params["arguments"]["order_id"].as_str().unwrap_or("?");
+                let amount = params["arguments"]["amount"].as_f64().unwrap_or(0.0);
+                text_result(&format!("refunded {amount:.2} on {order}"))
+            }
+            Some("place_purchase") => {
+                let tubs = params["arguments"]["tubs"].as_u64().unwrap_or(1);
+                text_result(&format!("ordered {tubs} tubs"))
+            }
+            _ => return self.error(id, -32602, "Unknown tool", None),
+        };
+        let progress = |n: usize| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken": id, "progress": n}});
+        match self.mode {
+            Mode::WrongId => {
+                let wrong = json!(id.as_i64().unwrap_or(0) + 1);
+                self.answer(&wrong, result);
+            }
+            Mode::Stale => {
+                let stale = self.last_answered.clone().unwrap_or(json!(0));
+                self.answer(&stale, result);
+            }
+            Mode::TrueId => self.answer(&json!(true), result),
+            Mode::Late if self.calls == 1 => {
+                std::thread::sleep(self.delay);
+                self.answer(id, result);
+            }
+            Mode::Oversized => self.answer(id, text_result(&"x".repeat(100_000))),
+            Mode::StdoutLog => {
+                let _ = writeln!(self.out.lock(), "calling tool now");
+                self.answer(id, result);
+            }
+            Mode::Hang => {}
+            Mode::Trickle => {
+                let line = format!("{}\n", json!({"jsonrpc":"2.0","id":id,"result":result}));
+                for byte in line.as_bytes() {
+                    let mut out = self.out.lock();
+                    let _ = out.write_all(&[*byte]);
+                    let _ = out.flush();
+                    drop(out);
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            Mode::Notify | Mode::Flood => {
+                let count = if self.mode == Mode::Notify { 3 } else { 17 };
+                for n in 1..=count {
+                    self.send(&progress(n));
+                }
+                self.answer(id, result);
+            }
+            Mode::Reverse => match self.held.take() {
+                None => self.held = Some(json!({"id": id, "result": result})),
+                Some(first) => {
+                    self.answer(id, result);
+                    self.answer(&first["id"], first["result"].clone());
+                }
+            },
+            _ => self.answer(id, result),
+        }
+    }
+}
+
+/// A tool result of one text block, with the `_meta` and `annotations` members a client must
+/// keep when it writes the result back out.
+fn text_result(text: &str) -> Value {
+    json!({
+        "content": [{"type": "text", "text": text, "annotations": {"audience": ["user"]}}],
+        "isError": false,
+        "_meta": {"lucy/served-by": "teaching-server"}
+    })
+}
+
+/// How long a run took, in milliseconds with a fraction.
+pub fn millis(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}

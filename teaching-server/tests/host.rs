@@ -1,0 +1,85 @@
+//! The blocking host with real server processes: a server that cannot start, or that dies,
+//! is reported and leaves the palette; the others go on.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use mcp_sansio::{Allowlist, Config};
+use mcp_sansio_host::PaletteConfig;
+use mcp_sansio_stdio::{Host, HostError, HostServer, ServerCommand, StdioError, DEFAULT_GRACE};
+
+fn teaching(id: &str, mode: &str, allow: &[&str]) -> HostServer {
+    let command = ServerCommand::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
+        .args(["serve", "--mode", mode]);
+    HostServer::new(
+        id,
+        command,
+        Config::new(allow.iter().copied().collect::<Allowlist>()),
+    )
+}
+
+#[test]
+fn a_server_that_cannot_start_or_connect_is_reported_and_the_others_work() {
+    let missing = HostServer::new(
+        "missing",
+        ServerCommand::new("/nonexistent/mcp-server"),
+        Config::new(Allowlist::none()),
+    );
+    let servers = [
+        teaching("stock", "normal", &["word_count"]),
+        missing,
+        teaching("old", "old-version", &["word_count"]),
+        teaching("support", "support", &["process_refund"]),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    let failed: Vec<&str> = failures.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(failed, ["missing", "old"]);
+    assert!(matches!(
+        failures[0].error,
+        HostError::Stdio(StdioError::Spawn(_))
+    ));
+    assert!(
+        failures[1].to_string().contains("incompatible"),
+        "{}",
+        failures[1]
+    );
+    let servers: Vec<&str> = host.palette().servers().collect();
+    assert_eq!(servers, ["stock", "support"]);
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    let refund = host.call("process_refund", r#"{"order_id":"ORD-1","amount":2}"#);
+    assert_eq!(refund.text(), "refunded 2.00 on ORD-1");
+    for (id, status) in host.close(DEFAULT_GRACE) {
+        assert!(status.is_ok(), "{id}: {status:?}");
+    }
+}
+
+#[test]
+fn a_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
+    let servers = [
+        teaching("stock", "normal", &["word_count"]),
+        teaching("support", "support", &["search_policy"]),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let pid = host.pid("support").unwrap();
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(i32::try_from(pid).unwrap()).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    let lost = host.call("search_policy", r#"{"query":"window"}"#);
+    assert!(lost.is_error());
+    assert!(lost.text().contains("there is no result"), "{lost:?}");
+    let gone = host.take_failures();
+    assert_eq!(gone.len(), 1);
+    assert_eq!(gone[0].id, "support");
+    let servers: Vec<&str> = host.palette().servers().collect();
+    assert_eq!(servers, ["stock"]);
+    // Its tools are gone from the palette; the other server still answers.
+    let after = host.call("search_policy", r#"{"query":"window"}"#);
+    assert_eq!(
+        after.text(),
+        "not called: there is no tool named 'search_policy'; call one of the tools offered"
+    );
+    assert_eq!(host.call("word_count", r#"{"text":"a b"}"#).text(), "2");
+    assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
+}
