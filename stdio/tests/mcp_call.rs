@@ -479,3 +479,84 @@ fn a_signal_ends_mcp_call_and_the_whole_server_group() {
     );
     server.assert_nothing_left();
 }
+
+#[test]
+fn offer_prints_only_the_allowed_tools_in_each_providers_shape() {
+    for (provider, name_at) in [
+        ("anthropic", "/0/name"),
+        ("openai-chat", "/0/function/name"),
+        ("openai-responses", "/0/name"),
+    ] {
+        let server = Server::new(&format!("offer-{provider}"));
+        let run = server.run(&["--offer", provider, "--allow", "word_count"], "normal");
+        run.succeeded();
+        let offer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(
+            offer.as_array().map(Vec::len),
+            Some(1),
+            "{provider}: {offer}"
+        );
+        assert_eq!(
+            offer.pointer(name_at),
+            Some(&serde_json::json!("word_count"))
+        );
+        assert!(!run.stdout.contains("place_purchase"), "{provider}");
+        assert!(server.calls().is_empty());
+        server.assert_nothing_left();
+    }
+    let server = Server::new("offer-none");
+    let run = server.run(&["--offer", "anthropic"], "normal");
+    run.succeeded();
+    assert_eq!(run.stdout, "[]\n", "nothing allowed, nothing offered");
+}
+
+#[test]
+fn arguments_that_break_the_schema_exit_3_and_nothing_reaches_the_server() {
+    let server = Server::new("bad-args");
+    let run = server.run(&word_count(&["--args", r#"{"text": 5}"#]), "normal");
+    run.failed(3, "argument 'text' must be a string; nothing was sent");
+    assert!(server.calls().is_empty());
+    server.assert_nothing_left();
+
+    let server = Server::new("missing-arg");
+    let refund = [
+        "--call",
+        "process_refund",
+        "--allow",
+        "process_refund",
+        "--args",
+        r#"{"order_id": "ORD-3300"}"#,
+    ];
+    let run = server.run(&refund, "support");
+    run.failed(3, "missing required argument 'amount'");
+    assert!(server.calls().is_empty());
+    let good = [
+        &refund[..5],
+        &[r#"{"order_id": "ORD-3300", "amount": 180.0}"#],
+    ]
+    .concat();
+    let run = server.run(&good, "support");
+    run.succeeded();
+    assert_eq!(run.stdout, "refunded 180.00 on ORD-3300\n");
+    assert_eq!(server.calls().len(), 1);
+}
+
+#[test]
+fn an_untyped_schema_is_refused_unless_asked_for() {
+    let server = Server::new("untyped");
+    let run = server.run(&["--list"], "untyped");
+    run.failed(4, "type is not \"object\"");
+    let lenient = [
+        "--untyped-schemas-as-object",
+        "--args",
+        r#"{"text": "a b c"}"#,
+    ];
+    let run = server.run(&word_count(&lenient), "untyped");
+    run.succeeded();
+    assert_eq!(run.stdout, "3\n");
+    // Read as an object schema, it still checks the arguments.
+    let wrong = ["--untyped-schemas-as-object", "--args", r#"{"text": 3}"#];
+    let run = server.run(&word_count(&wrong), "untyped");
+    run.failed(3, "argument 'text' must be a string");
+    assert_eq!(server.calls().len(), 1);
+}

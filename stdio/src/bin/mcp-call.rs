@@ -4,11 +4,12 @@
 //!
 //! ```text
 //! mcp-call [OPTIONS] --list -- COMMAND [ARG...]
+//! mcp-call [OPTIONS] --offer anthropic|openai-chat|openai-responses --allow NAME... -- COMMAND [ARG...]
 //! mcp-call [OPTIONS] --call NAME --allow NAME [--args JSON] -- COMMAND [ARG...]
 //! ```
 //!
 //! Exit codes: 0 success; 1 the tool reported an error; 2 usage error; 3 refused by this
-//! application, nothing sent; 4 the server broke the protocol or is incompatible; 5 a
+//! application (not allowed, or arguments that break the tool's inputSchema), nothing sent; 4 the server broke the protocol or is incompatible; 5 a
 //! deadline passed; 6 the server answered with a JSON-RPC error; 7 the server could not be
 //! started, or exited or closed its output early. Every non-zero exit prints one line on
 //! stderr.
@@ -24,9 +25,10 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Parser};
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, Config, ContentBlock, Error, Limits, ProtocolChoice,
-    ProtocolVersion, RawObject,
+    Allowlist, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock, Error, Limits,
+    ProtocolChoice, ProtocolVersion, RawObject,
 };
+use mcp_sansio_host::{Palette, PaletteConfig, Provider};
 use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError, DEFAULT_GRACE};
 
 /// List or call the tools of an MCP server over stdio, safely.
@@ -36,14 +38,20 @@ use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError, DEFAU
 /// A tool runs only if --allow names it and the server advertises it.
 #[derive(Debug, Parser)]
 #[command(name = "mcp-call", version, max_term_width = 100)]
-#[command(group(ArgGroup::new("action").required(true).args(["list", "call"])))]
+#[command(group(ArgGroup::new("action").required(true).args(["list", "call", "offer"])))]
 struct Cli {
     /// Print the server's tools, one per line: name, a tab, the first line of its description.
     #[arg(long)]
     list: bool,
 
-    /// Call the tool NAME and print each text block of its result on its own line.
-    #[arg(long, value_name = "NAME")]
+    /// Print, as JSON, what a model would be offered from this server in PROVIDER's shape:
+    /// the advertised tools that --allow names, nothing else.
+    #[arg(long, value_name = "PROVIDER", conflicts_with = "list")]
+    offer: Option<Provider>,
+
+    /// Call the tool NAME and print each text block of its result on its own line. The
+    /// arguments are checked against the tool's inputSchema before anything is sent.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["list", "offer"])]
     call: Option<String>,
 
     /// The call's arguments: a JSON object [default: {}].
@@ -53,6 +61,11 @@ struct Cli {
     /// Print the catalog, or the whole result, as JSON.
     #[arg(long)]
     json: bool,
+
+    /// Read an inputSchema with no "type" as an object schema instead of refusing the
+    /// server's catalog (some real servers leave it out).
+    #[arg(long)]
+    untyped_schemas_as_object: bool,
 
     /// Allow the tool NAME to be called (repeatable). Nothing else may run.
     #[arg(long = "allow", value_name = "NAME")]
@@ -272,8 +285,11 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         None => None,
     };
     let mut config = Config::new(allowlist);
-    config.limits = limits;
+    config.limits = limits.clone();
     config.protocol = cli.protocol;
+    if cli.untyped_schemas_as_object {
+        config.catalog_policy = config.catalog_policy.untyped_schemas_as_objects();
+    }
     config.client_name = String::from("mcp-call");
 
     let (program, args) = cli
@@ -300,7 +316,7 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         )
     })?;
     server.stop_when(Arc::clone(stop));
-    let done = session(&mut server, cli, call.as_ref());
+    let done = session(&mut server, cli, &limits, call.as_ref());
     // Ends the group whatever happened; a failure to reap cannot change the outcome.
     let _ = server.close(DEFAULT_GRACE);
     done
@@ -310,15 +326,53 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
 fn session(
     server: &mut StdioClient,
     cli: &Cli,
+    limits: &Limits,
     call: Option<&(&str, RawObject)>,
 ) -> Result<(), Failure> {
     let fail = |doing: &str, e: StdioError| Failure::of(doing, &e, &cli.stderr);
     server.connect().map_err(|e| fail("connecting", e))?;
     let catalog = server.list_tools().map_err(|e| fail("listing tools", e))?;
-    let Some((name, arguments)) = call else {
+    if cli.list {
         print(&render_catalog(&catalog, cli.json));
         return Ok(());
+    }
+    // The application's half: what a model may hear of, and the schema check of a call.
+    let mut config = PaletteConfig::default();
+    config.policy = CatalogPolicy::QUARANTINE;
+    config.limits = limits.clone();
+    let mut palette = Palette::new(config);
+    let allowlist: Allowlist = cli.allow.iter().map(String::as_str).collect();
+    let report = palette
+        .set_server("server", &allowlist, &catalog)
+        .map_err(|e| Failure::new(Failure::USAGE, e.to_string()))?;
+    if let Some(provider) = cli.offer {
+        for dropped in &report.quarantined {
+            eprintln!("mcp-call: left out of the offer: {dropped}");
+        }
+        print(&format!("{:#}\n", palette.offer(provider)));
+        return Ok(());
+    }
+    let Some((name, arguments)) = call else {
+        return Ok(());
     };
+    if let Some(dropped) = report.quarantined.iter().find(|q| q.tool == *name) {
+        return Err(Failure::new(
+            Failure::PROTOCOL,
+            format!("{dropped}, so its arguments cannot be checked; nothing was sent"),
+        ));
+    }
+    if let Some(offered) = palette.tools().find(|t| t.tool.name == *name) {
+        let model_name = offered.name.to_owned();
+        palette
+            .dispatch(&model_name, arguments.as_str())
+            .map_err(|refusal| {
+                Failure::new(
+                    Failure::REFUSED,
+                    format!("tool {name:?} refused: {refusal}; nothing was sent"),
+                )
+            })?;
+    }
+    // A tool that is not advertised is refused by the core, in its own words.
     let result = server
         .call_tool(name, arguments)
         .map_err(|e| fail(&format!("calling tool {name:?}"), e))?;
