@@ -285,7 +285,7 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         None => None,
     };
     let mut config = Config::new(allowlist);
-    config.limits = limits.clone();
+    config.limits = limits;
     config.protocol = cli.protocol;
     if cli.untyped_schemas_as_object {
         config.catalog_policy = config.catalog_policy.untyped_schemas_as_objects();
@@ -339,7 +339,7 @@ fn session(
     // The application's half: what a model may hear of, and the schema check of a call.
     let mut config = PaletteConfig::default();
     config.policy = CatalogPolicy::QUARANTINE;
-    config.limits = limits.clone();
+    config.limits = *limits;
     let mut palette = Palette::new(config);
     let allowlist: Allowlist = cli.allow.iter().map(String::as_str).collect();
     let report = palette
