@@ -9,7 +9,7 @@
 use alloc::borrow::Cow;
 use alloc::{string::String, vec::Vec};
 
-use crate::json::view::{opt_string, string, Elements, JsonRef, Object, Problem, Split};
+use crate::json::view::{opt_string, string, Elements, JsonRef, Object, Problem, Rest, Split};
 use crate::json::write::{object_text, text_of, write_array, ObjectWriter};
 use crate::json::{RawJson, RawObject};
 
@@ -78,13 +78,26 @@ impl CallToolResult {
         Cow::Owned(out)
     }
 
+    /// The members a result models; every other is kept in `extra`.
+    const MODELLED: [&'static str; 3] = ["content", "isError", "structuredContent"];
+
     pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
-        let ([content, is_error, structured], extra) =
-            result.split(["content", "isError", "structuredContent"]);
-        let mut blocks = content
-            .and_then(JsonRef::as_array)
-            .ok_or("content is not an array")?;
-        let content = ContentBlock::read_all(&mut blocks)?;
+        // One walk: the content array is read where it lies instead of being skipped first
+        // and walked again. Validated text holds each key once.
+        let (mut content, mut is_error, mut structured, mut other) = (None, None, None, false);
+        let mut members = result.cursor();
+        while let Some(key) = members.key() {
+            match key.as_ref() {
+                "content" => content = members.array(ContentBlock::read_all),
+                "isError" => is_error = Some(members.value()),
+                "structuredContent" => structured = Some(members.value()),
+                _ => {
+                    members.value();
+                    other = true;
+                }
+            }
+        }
+        let content = content.ok_or("content is not an array")??;
         let is_error = match is_error {
             None => false,
             Some(flag) => flag.as_bool().ok_or("isError is not a boolean")?,
@@ -93,7 +106,7 @@ impl CallToolResult {
             content,
             structured_content: structured.map(JsonRef::to_raw),
             is_error,
-            extra,
+            extra: Rest::new(*result, Self::MODELLED, other).into_raw(),
         })
     }
 }

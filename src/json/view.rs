@@ -160,6 +160,14 @@ impl<'t> Object<'t> {
         RawObject::from_trusted(JsonRef(self.0).to_raw())
     }
 
+    /// A walk over the members in which arrays may be read in place.
+    pub(crate) fn cursor(&self) -> Cursor<'t> {
+        Cursor {
+            text: self.0,
+            pos: 1,
+        }
+    }
+
     /// The members, in the order written.
     pub(crate) fn members(&self) -> Members<'t> {
         Members {
@@ -251,7 +259,13 @@ pub(crate) struct Rest<'t, 'k, const N: usize> {
     any: bool,
 }
 
-impl<'t, const N: usize> Rest<'t, '_, N> {
+impl<'t, 'k, const N: usize> Rest<'t, 'k, N> {
+    /// The members of `object` not named by `keys`, when a walk of the reader's own found
+    /// `any` of them.
+    pub(crate) fn new(object: Object<'t>, keys: [&'k str; N], any: bool) -> Self {
+        Rest { object, keys, any }
+    }
+
     /// The whole object the members were split from.
     pub(crate) fn object(&self) -> Object<'t> {
         self.object
@@ -303,28 +317,29 @@ impl<'t> Iterator for Members<'t> {
 }
 
 /// The elements of an array, found one at a time.
+///
+/// `pos` is the index of the next element's first byte, or of the closing `]` once the last
+/// element was read, so a walk over an array inside longer text (a [`Cursor`]'s) knows where
+/// the array ends.
 pub(crate) struct Elements<'t> {
     text: &'t str,
     pos: usize,
 }
 
-impl<'t> Iterator for Elements<'t> {
-    type Item = JsonRef<'t>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let bytes = self.text.as_bytes();
-        match bytes.get(self.pos) {
-            None | Some(b']') => return None,
-            Some(_) => {}
-        }
-        let end = skip_value(bytes, self.pos);
-        let value = JsonRef(self.text.get(self.pos..end)?);
-        self.pos = end + 1;
-        Some(value)
-    }
-}
-
 impl<'t> Elements<'t> {
+    /// Moves past the element that ends at `end`: to the next one after a `,`, or onto the
+    /// closing `]`.
+    fn step_past(&mut self, end: usize) {
+        self.pos = match self.text.as_bytes().get(end) {
+            Some(b',') => end + 1,
+            _ => end,
+        };
+    }
+
+    fn at_end(&self) -> bool {
+        matches!(self.text.as_bytes().get(self.pos), None | Some(b']'))
+    }
+
     /// The next element split as [`Object::split_lazily`] splits an object, in the one walk
     /// that also finds where the element ends; `Err` with the element when it is not an
     /// object.
@@ -332,13 +347,79 @@ impl<'t> Elements<'t> {
         &mut self,
         keys: [&'k str; N],
     ) -> Option<Result<Split<'t, 'k, N>, JsonRef<'t>>> {
+        if self.at_end() {
+            return None;
+        }
         let rest = self.text.get(self.pos..)?;
         if !rest.starts_with('{') {
             return self.next().map(Err);
         }
         let (found, rest, end) = split_object(rest, keys);
-        self.pos += end + 1; // past ',' (or ']', which then ends the walk)
+        self.step_past(self.pos + end);
         Some(Ok((found, rest)))
+    }
+}
+
+impl<'t> Iterator for Elements<'t> {
+    type Item = JsonRef<'t>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at_end() {
+            return None;
+        }
+        let end = skip_value(self.text.as_bytes(), self.pos);
+        let value = JsonRef(self.text.get(self.pos..end)?);
+        self.step_past(end);
+        Some(value)
+    }
+}
+
+/// An object's members walked one at a time, where a reader may read an array value in the
+/// same walk that finds its end ([`array`](Self::array)) instead of having it skipped first.
+/// After each [`key`](Self::key), take its value with [`value`](Self::value) or
+/// [`array`](Self::array).
+pub(crate) struct Cursor<'t> {
+    text: &'t str,
+    pos: usize,
+}
+
+impl<'t> Cursor<'t> {
+    /// The next member's key, or `None` after the last.
+    pub(crate) fn key(&mut self) -> Option<Cow<'t, str>> {
+        let bytes = self.text.as_bytes();
+        if bytes.get(self.pos) != Some(&b'"') {
+            return None;
+        }
+        let (key_end, escaped) = skip_string(bytes, self.pos);
+        let key = decode_string(self.text, self.pos + 1..key_end.saturating_sub(1), escaped);
+        self.pos = key_end + 1; // past ':'
+        Some(key)
+    }
+
+    /// The current member's value, skipped whole.
+    pub(crate) fn value(&mut self) -> JsonRef<'t> {
+        let end = skip_value(self.text.as_bytes(), self.pos);
+        let value = JsonRef(self.text.get(self.pos..end).unwrap_or_default());
+        self.pos = end + 1; // past ',' (or '}', which then ends the walk)
+        value
+    }
+
+    /// The current member's value read by `read` as an array's elements, in the walk that
+    /// finds where the array ends; `None`, the value skipped, when it is not an array.
+    pub(crate) fn array<R>(&mut self, read: impl FnOnce(&mut Elements<'t>) -> R) -> Option<R> {
+        if self.text.as_bytes().get(self.pos) != Some(&b'[') {
+            self.value();
+            return None;
+        }
+        let mut elements = Elements {
+            text: self.text,
+            pos: self.pos + 1,
+        };
+        let read = read(&mut elements);
+        // A reader that stopped early (on an error) leaves the rest to walk past.
+        elements.by_ref().for_each(drop);
+        self.pos = elements.pos + 2; // past ']', then past ',' (or '}')
+        Some(read)
     }
 }
 
@@ -369,7 +450,47 @@ pub(crate) fn opt_string(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::borrow::ToOwned;
     use alloc::vec::Vec;
+
+    #[test]
+    fn a_cursor_reads_arrays_in_place_and_stays_in_step() {
+        let text =
+            r#"{"n":1,"a":[{"k":"]"},2,[3,{}]],"e":[],"s":"[","o":{"a":[1]},"z":[{"x":[]}]}"#;
+        let object = JsonRef::new(text).as_object().unwrap();
+        let mut cursor = object.cursor();
+        let mut seen = Vec::new();
+        while let Some(key) = cursor.key() {
+            match key.as_ref() {
+                // Reads only the first element, split: the rest is walked past.
+                "a" => {
+                    let first = cursor.array(|elements| {
+                        let ([k], _) = elements.next_split(["k"]).unwrap().unwrap();
+                        k.unwrap().text()
+                    });
+                    seen.push(("a", first.unwrap().to_owned()));
+                }
+                "e" | "z" => {
+                    let all =
+                        cursor.array(|elements| elements.map(|e| e.text()).collect::<Vec<_>>());
+                    seen.push((if key == "e" { "e" } else { "z" }, all.unwrap().join("|")));
+                }
+                // Not an array: skipped, and the walk goes on.
+                "s" => assert!(cursor.array(|_| ()).is_none()),
+                _ => seen.push(("other", cursor.value().text().to_owned())),
+            }
+        }
+        let expected = [
+            ("other", "1"),
+            ("a", r#""]""#),
+            ("e", ""),
+            ("other", r#"{"a":[1]}"#),
+            ("z", r#"{"x":[]}"#),
+        ];
+        let expected: Vec<(&str, String)> =
+            expected.iter().map(|(k, v)| (*k, (*v).into())).collect();
+        assert_eq!(seen, expected);
+    }
 
     #[test]
     fn walks_compact_json_lazily() {

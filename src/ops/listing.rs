@@ -7,7 +7,7 @@ use alloc::{string::String, vec::Vec};
 use crate::catalog::{CatalogBuilder, CatalogPolicy};
 use crate::error::{Error, ProtocolViolation};
 use crate::event::Output;
-use crate::json::view::{JsonRef, Object};
+use crate::json::view::{Elements, JsonRef, Object};
 use crate::method::ListKind;
 use crate::results::{Prompt, Resource};
 use crate::server::CacheHint;
@@ -62,34 +62,25 @@ impl Listing {
 
     /// Takes one page. In 2026-07-28 an empty cursor is a cursor; before it, the end.
     fn page(&mut self, result: &Object<'_>, limits: &Limits) -> Result<Page, Error> {
-        let method = self.kind.method();
-        let invalid =
-            |problem| Error::Protocol(ProtocolViolation::InvalidResult { method, problem });
+        let kind = self.kind;
+        let invalid = |problem| kind.invalid(problem);
         self.pages += 1;
         self.cache = CacheHint::merge(self.cache, CacheHint::read(result));
-        let items = result
-            .get(self.kind.capability())
-            .and_then(JsonRef::as_array)
-            .ok_or_else(|| invalid("the list is not an array"))?;
-        let too_many = |limit| Error::Protocol(ProtocolViolation::TooManyItems { limit });
-        for item in items {
-            match &mut self.collected {
-                Collected::Tools(builder) => add_tool(builder, item, limits)?,
-                Collected::Resources(list) => {
-                    if list.len() >= limits.items_per_listing {
-                        return Err(too_many(limits.items_per_listing));
-                    }
-                    list.push(Resource::read(item).map_err(invalid)?);
-                }
-                Collected::Prompts(list) => {
-                    if list.len() >= limits.items_per_listing {
-                        return Err(too_many(limits.items_per_listing));
-                    }
-                    list.push(Prompt::read(item).map_err(invalid)?);
-                }
+        // One walk over the page: the list is read where it lies, not skipped to find the
+        // cursor and walked again.
+        let (mut listed, mut next) = (None, None);
+        let mut members = result.cursor();
+        while let Some(key) = members.key() {
+            if key == self.kind.capability() {
+                listed = members.array(|items| self.collect(items, limits));
+            } else if key == "nextCursor" {
+                next = Some(members.value());
+            } else {
+                members.value();
             }
         }
-        let cursor = match result.get("nextCursor") {
+        listed.ok_or_else(|| invalid("the list is not an array"))??;
+        let cursor = match next {
             None => return Ok(Page::Done),
             Some(cursor) if cursor.is_null() => return Ok(Page::Done),
             Some(cursor) => cursor
@@ -111,6 +102,31 @@ impl Listing {
         Ok(Page::Next(String::from(cursor)))
     }
 
+    /// Adds one page's items to what was collected, within the limits.
+    fn collect(&mut self, items: &mut Elements<'_>, limits: &Limits) -> Result<(), Error> {
+        let kind = self.kind;
+        let invalid = |problem| kind.invalid(problem);
+        let too_many = |limit| Error::Protocol(ProtocolViolation::TooManyItems { limit });
+        for item in items {
+            match &mut self.collected {
+                Collected::Tools(builder) => add_tool(builder, item, limits)?,
+                Collected::Resources(list) => {
+                    if list.len() >= limits.items_per_listing {
+                        return Err(too_many(limits.items_per_listing));
+                    }
+                    list.push(Resource::read(item).map_err(invalid)?);
+                }
+                Collected::Prompts(list) => {
+                    if list.len() >= limits.items_per_listing {
+                        return Err(too_many(limits.items_per_listing));
+                    }
+                    list.push(Prompt::read(item).map_err(invalid)?);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Everything collected, as the listing's output; the listing is empty afterwards.
     fn take(&mut self) -> Output {
         let empty = Collected::Resources(Vec::new());
@@ -119,6 +135,16 @@ impl Listing {
             Collected::Resources(list) => Output::ListResources(list),
             Collected::Prompts(list) => Output::ListPrompts(list),
         }
+    }
+}
+
+impl ListKind {
+    /// This listing's result is invalid: `problem` says how.
+    fn invalid(self, problem: &'static str) -> Error {
+        Error::Protocol(ProtocolViolation::InvalidResult {
+            method: self.method(),
+            problem,
+        })
     }
 }
 
