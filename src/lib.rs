@@ -163,6 +163,7 @@ mod ops;
 mod results;
 mod rpc_error;
 mod server;
+mod sse;
 mod time;
 mod version;
 
@@ -191,6 +192,7 @@ pub use results::{
 };
 pub use rpc_error::{ErrorCode, RpcError};
 pub use server::{CacheHint, CacheScope, Connected, Implementation, ServerCapabilities};
+pub use sse::{Sse, SseEvent, SseReader};
 pub use time::Instant;
 pub use version::{Era, ProtocolChoice, ProtocolVersion};
 

@@ -79,6 +79,14 @@ pub struct Limits {
     /// deadline this long, so a server that trickles bytes cannot stretch an operation. This
     /// is the client session's bound; time is a value the caller passes in.
     pub operation_timeout: Duration,
+    /// The longest value of an `event`, `id` or `retry` field in a server-sent event stream,
+    /// in bytes. Default: 1024.
+    ///
+    /// An [`SseReader`](crate::SseReader) holds the value of such a field while its line is
+    /// read (event ids are short: a UUID, or a stream id and a counter); an event with a
+    /// longer one is refused whole. Its data is bounded by `frame_bytes`, as a frame is;
+    /// comments and unknown fields are never held.
+    pub sse_field_bytes: usize,
 }
 
 impl Limits {
@@ -98,6 +106,7 @@ impl Limits {
             requests_in_flight: 64,
             remembered_abandoned_ids: 256,
             operation_timeout: Duration::from_secs(5),
+            sse_field_bytes: 1024,
         }
     }
 }
@@ -114,6 +123,7 @@ impl Default for Limits {
             requests_in_flight: 64,
             remembered_abandoned_ids: 256,
             operation_timeout: Duration::from_secs(30),
+            sse_field_bytes: 1024,
         }
     }
 }

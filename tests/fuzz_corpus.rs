@@ -38,3 +38,8 @@ fn parse_frame_corpus_replays() {
 fn client_session_corpus_replays() {
     replay("client_session", mcp_sansio::fuzzing::client_session);
 }
+
+#[test]
+fn sse_corpus_replays() {
+    replay("sse", mcp_sansio::fuzzing::sse);
+}

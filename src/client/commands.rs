@@ -17,7 +17,7 @@ use crate::server::Connected;
 use crate::time::Instant;
 
 impl Client {
-    /// Starts the handshake the configured [`ProtocolChoice`] calls for.
+    /// Starts the handshake the configured [`ProtocolChoice`](crate::ProtocolChoice) calls for.
     ///
     /// # Errors
     /// [`Misuse::AlreadyConnecting`] if it was started before, [`Misuse::ConnectionFailed`]
@@ -41,7 +41,7 @@ impl Client {
     }
 
     /// Lists the server's tools, following `nextCursor` across pages within
-    /// [`Limits::pages_per_listing`] and [`Limits::tools_per_catalog`]. The result becomes
+    /// [`Limits::pages_per_listing`](crate::Limits::pages_per_listing) and [`Limits::tools_per_catalog`](crate::Limits::tools_per_catalog). The result becomes
     /// the client's current catalog.
     ///
     /// # Errors

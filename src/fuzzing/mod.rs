@@ -265,5 +265,7 @@ fn assert_same_id(json: &serde_json::Value, id: &crate::RequestId) {
 }
 
 mod session;
+mod sse;
 
 pub use session::{client_session, connected_client, run_session, Scenario, Step, MAX_STEPS};
+pub use sse::{expected_events, read_events_in_pieces, sse, SseItem};
