@@ -311,8 +311,9 @@ fn mcp_call_refuses_what_a_real_peer_cannot_do_or_was_not_allowed() {
     // not allowed, it is refused before the server is even started.
     let (code, _, stderr) = mcp_call_unstarted(&["--call", "get-env"]);
     assert_eq!(code, Some(3), "{stderr}");
-    // Allowed, with arguments its schema refuses: the server reports a tool error, which
-    // exits 1 with the server's text on stdout.
+    // Allowed, with arguments its schema refuses: refused here against the schema the
+    // server published, before the call is sent (exit 3, naming each argument), where
+    // before this check the server itself answered with a tool error.
     let (code, stdout, stderr) = mcp_call(
         Peer::Everything,
         &[
@@ -324,9 +325,14 @@ fn mcp_call_refuses_what_a_real_peer_cannot_do_or_was_not_allowed() {
             r#"{"a":"one"}"#,
         ],
     );
-    assert_eq!(code, Some(1), "{stdout} {stderr}");
-    assert!(stdout.contains("Input validation error"), "{stdout}");
-    assert!(stderr.contains("reported an error"), "{stderr}");
+    assert_eq!(code, Some(3), "{stdout} {stderr}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("missing required argument 'b'")
+            && stderr.contains("argument 'a' must be a number")
+            && stderr.contains("nothing was sent"),
+        "{stderr}"
+    );
 }
 
 /// mcp-call refusing before it starts anything: the server command is never run.
