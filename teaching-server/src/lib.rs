@@ -213,7 +213,10 @@ impl Serve {
     }
 
     fn list(&mut self, id: &Value, params: &Value) {
-        let tools = modes::tools(self.mode);
+        let mut tools = modes::tools(self.mode);
+        if self.mode == Mode::ListChanged && self.calls > 0 {
+            tools.push(modes::letter_count());
+        }
         let page: usize = params["cursor"]
             .as_str()
             .and_then(|c| c.strip_prefix("page-"))
@@ -264,12 +267,25 @@ impl Serve {
                 let amount = params["arguments"]["amount"].as_f64().unwrap_or(0.0);
                 text_result(&format!("refunded {amount:.2} on {order}"))
             }
+            Some("letter_count") => match params["arguments"]["text"].as_str() {
+                Some(text) => text_result(
+                    &text
+                        .chars()
+                        .filter(|c| c.is_alphabetic())
+                        .count()
+                        .to_string(),
+                ),
+                None => return self.error(id, -32602, "letter_count needs a text", None),
+            },
             Some("place_purchase") => {
                 let tubs = params["arguments"]["tubs"].as_u64().unwrap_or(1);
                 text_result(&format!("ordered {tubs} tubs"))
             }
             _ => return self.error(id, -32602, "Unknown tool", None),
         };
+        if self.mode == Mode::ListChanged && self.calls == 1 {
+            self.send(&json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}));
+        }
         let progress = |n: usize| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken": id, "progress": n}});
         match self.mode {
             Mode::WrongId => {

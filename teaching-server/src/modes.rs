@@ -54,13 +54,16 @@ pub(crate) enum Mode {
     CloseInput,
     /// Lists its input schemas without `"type": "object"`, as some real servers do.
     Untyped,
+    /// After the first call, adds `letter_count` to its tools and says so with
+    /// `notifications/tools/list_changed` before answering.
+    ListChanged,
     /// A second server for a host: the seeds' support desk, with `search_policy` and
     /// `process_refund` in place of the stock tools.
     Support,
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 25] = [
+    pub(crate) const ALL: [(&'static str, Mode); 26] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -85,6 +88,7 @@ impl Mode {
         ("stubborn", Mode::Stubborn),
         ("close-input", Mode::CloseInput),
         ("untyped", Mode::Untyped),
+        ("list-changed", Mode::ListChanged),
         ("support", Mode::Support),
     ];
 
@@ -120,6 +124,11 @@ fn tool(name: &str, description: &str) -> Value {
         "description": description,
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}
     })
+}
+
+/// The tool `list-changed` adds after the first call.
+pub(crate) fn letter_count() -> Value {
+    tool("letter_count", "Count the letters in a short text.")
 }
 
 /// The tools the server advertises in `mode`.

@@ -83,3 +83,39 @@ fn a_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
     assert_eq!(host.call("word_count", r#"{"text":"a b"}"#).text(), "2");
     assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
 }
+
+#[test]
+fn a_list_change_is_listed_again_and_surviving_names_stay() {
+    let servers = [
+        teaching("support", "support", &["search_policy"]),
+        teaching("stock", "list-changed", &["word_count", "letter_count"]),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let names = |host: &Host| -> Vec<(String, String)> {
+        host.palette()
+            .tools()
+            .map(|t| (t.name.to_owned(), t.server.to_owned()))
+            .collect()
+    };
+    let before = names(&host);
+    assert_eq!(before.len(), 2, "{before:?}");
+    assert!(!before.iter().any(|(n, _)| n == "letter_count"));
+    // The call's answer comes after the server said its list changed: the host lists
+    // again before returning, and the new tool is offered from then on.
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    let after = names(&host);
+    for kept in &before {
+        assert!(
+            after.contains(kept),
+            "{kept:?} was renamed or lost: {after:?}"
+        );
+    }
+    assert!(
+        after.contains(&("letter_count".to_owned(), "stock".to_owned())),
+        "{after:?}"
+    );
+    assert_eq!(host.call("letter_count", r#"{"text":"ab c"}"#).text(), "3");
+    assert!(host.take_failures().is_empty());
+    assert_eq!(host.close(DEFAULT_GRACE).len(), 2);
+}
