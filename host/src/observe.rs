@@ -75,6 +75,19 @@ impl Observation {
         Observation::Failure { sentence }
     }
 
+    /// A call of `name` that got no answer within `deadline` (the operation timeout it was
+    /// sent under): "the word_count tool did not answer within 1 s".
+    pub fn timed_out(name: &str, deadline: core::time::Duration) -> Self {
+        let within = if deadline.subsec_millis() == 0 {
+            format!("{} s", deadline.as_secs())
+        } else {
+            format!("{} ms", deadline.as_millis())
+        };
+        Observation::Failure {
+            sentence: format!("the {name} tool did not answer within {within}; there is no result"),
+        }
+    }
+
     /// A call of `name` that failed outside the core (the transport): it has no result.
     pub fn lost(name: &str, why: &dyn fmt::Display) -> Self {
         Observation::Failure {

@@ -98,6 +98,8 @@ pub struct Host {
 struct Joined {
     client: StdioClient,
     allowlist: Allowlist,
+    /// The deadline each of its calls is sent under.
+    timeout: Duration,
 }
 
 impl Host {
@@ -116,8 +118,16 @@ impl Host {
         let mut failures = Vec::new();
         for server in servers {
             let allowlist = server.config.allowlist.clone();
+            let timeout = server.config.limits.operation_timeout;
             match StdioClient::spawn(&server.command, server.config) {
-                Ok(client) => started.push((server.id, Joined { client, allowlist })),
+                Ok(client) => started.push((
+                    server.id,
+                    Joined {
+                        client,
+                        allowlist,
+                        timeout,
+                    },
+                )),
                 Err(e) => failures.push(ServerFailure {
                     id: server.id,
                     error: HostError::Stdio(e),
@@ -181,6 +191,9 @@ impl Host {
         let (observation, gone) = match server.client.call_tool(dispatch.tool, &dispatch.arguments)
         {
             Ok(result) => (self.palette.observe(name, &result), None),
+            Err(StdioError::Mcp(mcp_sansio::Error::Timeout { .. })) => {
+                (Observation::timed_out(name, server.timeout), None)
+            }
             Err(StdioError::Mcp(error)) => {
                 let observation = Observation::failed(name, &error);
                 let gone =

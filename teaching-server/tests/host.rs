@@ -119,3 +119,21 @@ fn a_list_change_is_listed_again_and_surviving_names_stay() {
     assert!(host.take_failures().is_empty());
     assert_eq!(host.close(DEFAULT_GRACE).len(), 2);
 }
+
+#[test]
+fn a_call_that_times_out_is_a_failure_that_says_so_never_a_result() {
+    let mut server = teaching("stock", "hang", &["word_count"]);
+    server.config.limits.operation_timeout = std::time::Duration::from_secs(1);
+    let (mut host, failures) = Host::start([server], PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let observation = host.call("word_count", r#"{"text":"a b"}"#);
+    assert!(observation.is_error());
+    assert_eq!(
+        observation.text(),
+        "the word_count tool did not answer within 1 s; there is no result"
+    );
+    // A timeout is the call's failure, not the server's: it stays.
+    assert!(host.take_failures().is_empty());
+    assert_eq!(host.palette().servers().count(), 1);
+    host.close(DEFAULT_GRACE);
+}
