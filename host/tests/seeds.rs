@@ -285,3 +285,65 @@ fn structured_content_must_match_the_output_schema() {
         "{absent:?}"
     );
 }
+
+#[test]
+fn a_dispatch_becomes_the_core_call_on_that_servers_client() {
+    use mcp_sansio::{Client, Config, Instant, ProtocolChoice, ProtocolVersion};
+    let now = Instant::ZERO;
+    let mut config = Config::new(allow(&["process_refund"]));
+    config.protocol = ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18);
+    let mut client = Client::new(config);
+    let mut frame = Vec::new();
+    let connect = client.connect(now).unwrap();
+    client.handle_input(
+        br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"support-server","version":"1"}}}
+"#,
+        now,
+    );
+    connect
+        .finished(client.poll_event().unwrap())
+        .unwrap()
+        .unwrap();
+    let list = client.list_tools(now).unwrap();
+    let reply = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}}\n",
+        SUPPORT.replace('\n', "")
+    );
+    client.handle_input(reply.as_bytes(), now);
+    let catalog = list
+        .finished(client.poll_event().unwrap())
+        .unwrap()
+        .unwrap();
+    let mut palette = Palette::new(PaletteConfig::default());
+    palette
+        .set_server("support", &allow(&["process_refund"]), &catalog)
+        .unwrap();
+
+    let call = palette
+        .dispatch(
+            "process_refund",
+            r#"{"order_id":"ORD-3300","amount":180.0}"#,
+        )
+        .unwrap();
+    let op = call.call(&mut client, now).unwrap();
+    frame.clear();
+    while client.poll_transmit(&mut frame).is_some() {}
+    let sent = String::from_utf8(frame.clone()).unwrap();
+    assert!(
+        sent.ends_with(r#""method":"tools/call","params":{"name":"process_refund","arguments":{"order_id":"ORD-3300","amount":180.0}}}
+"#),
+        "{sent}"
+    );
+    client.handle_input(
+        br#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"refunded"}]}}
+"#,
+        now,
+    );
+    let result = op.finished(client.poll_event().unwrap()).unwrap().unwrap();
+    assert_eq!(
+        palette.observe(call.name, &result),
+        Observation::Answer {
+            text: "refunded".into()
+        }
+    );
+}
