@@ -49,6 +49,9 @@
 #![forbid(unsafe_code)]
 
 mod dispatch;
+#[cfg(feature = "_fuzz")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod names;
 mod observe;
 mod offer;
