@@ -372,6 +372,9 @@ impl SseReader {
                 _ => self.apply(field),
             }
         }
+        // A refusal drops the rest of the line it happens in; this line has ended, and the
+        // next starts fresh (a blank one ends the refused event).
+        self.at = At::Start;
         self.value.clear();
         ended
     }
@@ -512,6 +515,12 @@ mod tests {
         assert_eq!(
             read(&limits, b"event: toolong\ndata: a\n\nid: abcd\ndata: b\n\n"),
             vec!["too long 4", "|b|abcd"]
+        );
+        // A data line refused at its end (its newline does not fit): the very next blank
+        // line ends the refused event.
+        assert_eq!(
+            read(&limits, b"data: 1234567\ndata:\n\nid: ab\ndata: x\n\n"),
+            vec!["too long 8", "|x|ab"]
         );
         // Comments and unknown fields are never held, however long.
         let mut long = vec![b':'; 1000];
