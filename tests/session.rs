@@ -659,3 +659,38 @@ fn a_request_from_a_stateless_server_breaks_the_protocol() {
         "no answer to a request 2026-07-28 does not allow"
     );
 }
+
+#[test]
+fn a_message_framed_by_its_transport_may_span_lines_and_is_bounded_as_a_frame() {
+    let mut pair = ready();
+    let (first, id) = pair.call("word_count", r#"{"text":"a b"}"#);
+    let (second, other) = pair.call("word_count", r#"{"text":"c"}"#);
+    // Pretty-printed, as an HTTP body or a multi-line SSE event's data may be: its newlines
+    // are whitespace, not frame ends.
+    let pretty = format!(
+        "{{\n  \"jsonrpc\": \"2.0\",\n  \"id\": {id},\n  \"result\": {{\n    \"content\": [{{\"type\": \"text\", \"text\": \"2\"}}]\n  }}\n}}"
+    );
+    pair.client.handle_message(pretty.as_bytes(), pair.now);
+    pair.drain();
+    assert_eq!(pair.finished(first).unwrap().text(), "2");
+    // The message is whole: the next one is separate, with no newline needed.
+    pair.client
+        .handle_message(text_reply(other, "1").as_bytes(), pair.now);
+    pair.drain();
+    assert_eq!(pair.finished(second).unwrap().text(), "1");
+
+    // At the frame limit it is refused before it is parsed, as a frame would be.
+    let mut config = Pair::config(ProtocolChoice::Stateful, &[]);
+    config.limits = mcp_sansio::Limits::teaching();
+    let mut pair = Pair::new(config);
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.client.handle_message(&vec![b' '; 65_536], pair.now);
+    pair.drain();
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::FrameTooLong {
+            limit: 65_536
+        }))
+    );
+}

@@ -209,20 +209,41 @@ impl Client {
         // where it lies (in `bytes`, or in the reader's buffer) without a copy.
         let mut reader = core::mem::replace(&mut self.reader, FrameReader::new(&Limits::default()));
         while !self.is_failed() {
-            let parsed = match reader.next_frame(&mut bytes) {
+            match reader.next_frame(&mut bytes) {
                 Framed::NeedMore => break,
-                Framed::TooLong { limit } => Err(ProtocolViolation::FrameTooLong { limit }.into()),
-                Framed::Frame(frame) => self.parser.parse_incoming(frame),
-            };
-            match parsed {
-                Ok(Incoming::Result { id, result }) => {
-                    self.on_response(id, Answer::Result(&result))
+                Framed::TooLong { limit } => {
+                    self.fail_connection(ProtocolViolation::FrameTooLong { limit }.into());
                 }
-                Ok(Incoming::Other(message)) => self.on_message(message),
-                Err(error) => self.fail_connection(error),
+                Framed::Frame(frame) => self.on_frame(frame),
             }
         }
         self.reader = reader;
+    }
+
+    /// Takes one whole message from a transport that frames messages itself (an HTTP
+    /// response body, a server-sent event's data): no newline framing applies, and newlines
+    /// inside it are JSON whitespace. A message of [`Limits::frame_bytes`] bytes or more is
+    /// refused as a frame that long would be. Deadlines up to `now` are applied first.
+    pub fn handle_message(&mut self, message: &[u8], now: Instant) {
+        self.handle_timeout(now);
+        if self.is_failed() {
+            return;
+        }
+        let limit = self.config.limits.frame_bytes;
+        if message.len() >= limit {
+            self.fail_connection(ProtocolViolation::FrameTooLong { limit }.into());
+        } else {
+            self.on_frame(message);
+        }
+    }
+
+    /// One message's bytes, parsed and handled.
+    fn on_frame(&mut self, frame: &[u8]) {
+        match self.parser.parse_incoming(frame) {
+            Ok(Incoming::Result { id, result }) => self.on_response(id, Answer::Result(&result)),
+            Ok(Incoming::Other(message)) => self.on_message(message),
+            Err(error) => self.fail_connection(error),
+        }
     }
 
     /// Applies every deadline and timer up to `now`. Harmless when early or repeated.
