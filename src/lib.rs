@@ -9,7 +9,8 @@
 //! # The run loop
 //!
 //! [`Client`] follows one rule: commands only queue work; input goes in through
-//! `handle_input(bytes, now)` and `handle_timeout(now)`; after every command or input, drain
+//! `handle_input(bytes, now)` (or `handle_message(bytes, now)` from a transport that frames its
+//! own messages) and `handle_timeout(now)`; after every command or input, drain
 //! `poll_transmit` (frames to write) and `poll_event` (what happened), then wait for input
 //! until `poll_timeout`. Here the transport is a function that answers each frame at once,
 //! playing a legacy server that does not know `server/discover`:
@@ -93,6 +94,9 @@
 //!   an id is an integer or a string and nothing else (`true`, `1.0` and `"1"` never answer
 //!   request `1`), and payloads stay compact JSON text ([`RawObject`]) instead of a tree.
 //! - [`encode_frame`] writes a [`Message`] as one compact line.
+//! - For Streamable HTTP: [`SseReader`] splits a `text/event-stream` body into events under the
+//!   same bound, and [`header_value`] and [`Tool::param_headers`] give what 2026-07-28 mirrors
+//!   into headers.
 //!
 //! Errors say who is at fault: the peer's bytes ([`Error::Malformed`]), the peer's use of the
 //! protocol ([`Error::Protocol`]), a peer that cannot work with this client
