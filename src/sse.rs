@@ -3,7 +3,6 @@
 
 use alloc::vec::Vec;
 
-use crate::error::ProtocolViolation;
 use crate::Limits;
 
 /// What [`SseReader::next_event`] found.
@@ -20,16 +19,6 @@ pub enum Sse<'a> {
         /// The bound that was reached, in bytes.
         limit: usize,
     },
-}
-
-impl Sse<'_> {
-    /// The refusal as a protocol violation, if this is one.
-    pub fn violation(&self) -> Option<ProtocolViolation> {
-        match self {
-            Sse::TooLong { limit } => Some(ProtocolViolation::FrameTooLong { limit: *limit }),
-            Sse::Event(_) | Sse::NeedMore => None,
-        }
-    }
 }
 
 /// One dispatched event.

@@ -43,12 +43,7 @@ pub fn read_in_pieces(stream: &[u8], limit: usize, pieces: &[usize]) -> Vec<Item
     };
     let mut reader = FrameReader::new(&limits);
     let mut items = Vec::new();
-    let mut rest = stream;
-    let mut lengths = pieces.iter().copied();
-    loop {
-        let len = lengths.next().unwrap_or(rest.len()).min(rest.len());
-        let (mut input, tail) = rest.split_at(len);
-        rest = tail;
+    for mut input in cut(stream, pieces) {
         loop {
             let framed = reader.next_frame(&mut input);
             match framed {
@@ -79,10 +74,22 @@ pub fn read_in_pieces(stream: &[u8], limit: usize, pieces: &[usize]) -> Vec<Item
             reader.buffered() < limit.max(1),
             "the reader holds too much"
         );
-        if rest.is_empty() && lengths.len() == 0 {
-            return items;
-        }
     }
+    items
+}
+
+/// `stream` cut into pieces of the given lengths (each at most what is left, zero being an
+/// empty read), then the rest as one last piece: how the readers' bodies feed a stream.
+fn cut<'s>(stream: &'s [u8], lengths: &[usize]) -> Vec<&'s [u8]> {
+    let mut pieces = Vec::with_capacity(lengths.len() + 1);
+    let mut rest = stream;
+    for &len in lengths {
+        let (piece, tail) = rest.split_at(len.min(rest.len()));
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces.push(rest);
+    pieces
 }
 
 /// Fuzz body `frame_reader`. Input: one byte choosing the limit (1 to 256), one byte

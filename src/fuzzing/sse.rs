@@ -115,12 +115,7 @@ pub fn read_events_in_pieces(
     };
     let mut reader = SseReader::new(&limits);
     let mut items = Vec::new();
-    let mut rest = stream;
-    let mut lengths = pieces.iter().copied();
-    loop {
-        let len = lengths.next().unwrap_or(rest.len()).min(rest.len());
-        let (mut input, tail) = rest.split_at(len);
-        rest = tail;
+    for mut input in super::cut(stream, pieces) {
         loop {
             match reader.next_event(&mut input) {
                 Sse::Event(e) => {
@@ -147,10 +142,13 @@ pub fn read_events_in_pieces(
                 reader.buffered()
             );
         }
-        if rest.is_empty() && lengths.len() == 0 {
-            return items;
-        }
+        assert!(
+            reader.buffered() <= frame + 2 * field,
+            "the reader holds {} bytes between reads",
+            reader.buffered()
+        );
     }
+    items
 }
 
 /// Fuzz body `sse`. Input: one byte choosing the data bound (1 to 64), one the field bound
