@@ -3,6 +3,7 @@
 use alloc::{string::String, vec::Vec};
 use core::fmt;
 
+use crate::http::HeaderMarkerError;
 use crate::json::view::{opt_string, JsonRef};
 use crate::json::write::{object_text, text_of, write_array, ObjectWriter};
 use crate::json::{RawJson, RawObject};
@@ -143,7 +144,7 @@ pub enum UntypedSchemas {
 /// `A-Z a-z 0-9 _ . -`), applied to every revision: a name reaches both the model and the
 /// application's allowlist, so it must be plain, exact text. Among tools with the same name
 /// the first one listed is kept.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ToolRejection {
     /// The entry is not a JSON object.
@@ -160,6 +161,10 @@ pub enum ToolRejection {
     InputSchemaTypeNotObject,
     /// An optional field has the wrong type; the field is named.
     InvalidField(&'static str),
+    /// Over Streamable HTTP in 2026-07-28: an `x-mcp-header` marker breaks the rules. Such a
+    /// tool is always left out of the catalog (quarantined, whatever the policy), as the
+    /// spec says; see [`Tool::param_headers`].
+    HeaderMarker(HeaderMarkerError),
 }
 
 impl fmt::Display for ToolRejection {
@@ -176,6 +181,7 @@ impl fmt::Display for ToolRejection {
                 f.write_str("its inputSchema's type is not \"object\"")
             }
             ToolRejection::InvalidField(field) => write!(f, "its {field} has the wrong type"),
+            ToolRejection::HeaderMarker(why) => write!(f, "{why}"),
         }
     }
 }
@@ -248,6 +254,7 @@ impl Catalog {
 #[derive(Debug)]
 pub(crate) struct CatalogBuilder {
     policy: CatalogPolicy,
+    header_markers: bool,
     seen: usize,
     tools: Vec<Tool>,
     quarantined: Vec<QuarantinedTool>,
@@ -257,10 +264,17 @@ impl CatalogBuilder {
     pub(crate) fn new(policy: CatalogPolicy) -> Self {
         CatalogBuilder {
             policy,
+            header_markers: false,
             seen: 0,
             tools: Vec::new(),
             quarantined: Vec::new(),
         }
+    }
+
+    /// Checks each tool's `x-mcp-header` markers too, quarantining a tool that breaks them.
+    pub(crate) fn header_markers(mut self, check: bool) -> Self {
+        self.header_markers = check;
+        self
     }
 
     /// How many entries were listed so far, valid or not.
@@ -279,23 +293,34 @@ impl CatalogBuilder {
                 Ok(tool)
             }
         });
+        let marker = match &checked {
+            Ok(tool) if self.header_markers => tool.param_headers().err(),
+            _ => None,
+        };
+        if let Some(why) = marker {
+            self.quarantine(entry, index, ToolRejection::HeaderMarker(why));
+            return Ok(());
+        }
         match (checked, self.policy.invalid_tools) {
             (Ok(tool), _) => self.tools.push(tool),
             (Err(reason), InvalidTools::Refuse) => return Err((index, reason)),
-            (Err(reason), InvalidTools::Quarantine) => {
-                let name = entry
-                    .as_object()
-                    .and_then(|o| o.get("name"))
-                    .and_then(|n| n.as_str())
-                    .map(String::from);
-                self.quarantined.push(QuarantinedTool {
-                    index,
-                    name,
-                    reason,
-                });
-            }
+            (Err(reason), InvalidTools::Quarantine) => self.quarantine(entry, index, reason),
         }
         Ok(())
+    }
+
+    /// Leaves entry `index` out of the catalog, with its reason.
+    fn quarantine(&mut self, entry: JsonRef<'_>, index: usize, reason: ToolRejection) {
+        let name = entry
+            .as_object()
+            .and_then(|o| o.get("name"))
+            .and_then(|n| n.as_str())
+            .map(String::from);
+        self.quarantined.push(QuarantinedTool {
+            index,
+            name,
+            reason,
+        });
     }
 
     pub(crate) fn finish(mut self, cache: Option<CacheHint>) -> Catalog {

@@ -13,6 +13,8 @@ use crate::rpc_error::RpcError;
 /// - [`Error::Protocol`]: the peer sent valid JSON that breaks JSON-RPC or MCP.
 /// - [`Error::Incompatible`]: the peer is valid but cannot work with this client.
 /// - [`Error::Rpc`]: the peer refused a request with a JSON-RPC error.
+/// - [`Error::Http`]: over Streamable HTTP, the server's HTTP answer carried no answer to
+///   the request (a status such as 401, a stream that broke, a session it ended).
 /// - [`Error::Misuse`]: the application asked for something this crate refuses; nothing
 ///   was sent.
 /// - [`Error::Timeout`]: an operation's deadline passed here.
@@ -31,6 +33,8 @@ pub enum Error {
     Incompatible(Incompatible),
     /// The peer answered the request with a JSON-RPC error.
     Rpc(RpcError),
+    /// Over Streamable HTTP, the server's HTTP answer carried no answer to the request.
+    Http(HttpError),
     /// The application asked for something this crate refuses; nothing was sent.
     Misuse(Misuse),
     /// The operation's deadline passed before it finished.
@@ -51,6 +55,7 @@ impl fmt::Display for Error {
             Error::Protocol(e) => write!(f, "the peer broke the protocol: {e}"),
             Error::Incompatible(e) => write!(f, "the peer is incompatible: {e}"),
             Error::Rpc(e) => write!(f, "the peer answered with error {}: {}", e.code, e.message),
+            Error::Http(e) => write!(f, "the peer's HTTP answer carried no answer: {e}"),
             Error::Misuse(e) => write!(f, "the application's request was refused: {e}"),
             Error::Timeout { operation } => {
                 write!(
@@ -67,6 +72,86 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+impl From<HttpError> for Error {
+    fn from(e: HttpError) -> Self {
+        Error::Http(e)
+    }
+}
+
+/// Why an HTTP exchange with a Streamable HTTP server answered nothing. Every one is the
+/// server's doing, or the network's: the request was sent as the protocol says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpError {
+    /// 401: the server wants authorization the application did not give (this crate does
+    /// not run OAuth; a token the application adds as a header is sent as given).
+    Unauthorized,
+    /// 403: the server refused the request (its origin check, or the authorization given).
+    Forbidden,
+    /// A redirect (3xx). It is not followed: the request, its session id and the
+    /// application's headers go to the server's own address and nowhere else.
+    Redirected {
+        /// The status.
+        status: u16,
+    },
+    /// Another status, with no JSON-RPC error in its body.
+    Status {
+        /// The status.
+        status: u16,
+    },
+    /// A reply whose `Content-Type` is neither `application/json` nor `text/event-stream`.
+    ContentType,
+    /// The reply ended, or was a bare `202 Accepted`, without the request's answer.
+    NoAnswer,
+    /// The reply's stream broke before the answer came (the request may have run), and
+    /// could not be resumed.
+    StreamBroken,
+    /// The server ended the session (404) while the request waited: the session was
+    /// renewed, but a request the old one had accepted is not sent again (it may have run).
+    SessionEnded,
+    /// The server ended the session (404) again right after it was renewed.
+    SessionRenewalFailed,
+    /// The server gave a session id that is not 1 to
+    /// [`Limits::session_id_bytes`](crate::Limits::session_id_bytes) visible ASCII
+    /// characters.
+    InvalidSessionId,
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HttpError::Unauthorized => {
+                f.write_str("it answered 401, wanting authorization this client was not given")
+            }
+            HttpError::Forbidden => f.write_str("it answered 403, refusing the request"),
+            HttpError::Redirected { status } => {
+                write!(f, "it answered {status}, a redirect, which is not followed")
+            }
+            HttpError::Status { status } => {
+                write!(f, "it answered {status} without a JSON-RPC error")
+            }
+            HttpError::ContentType => f.write_str(
+                "its reply is neither application/json nor text/event-stream",
+            ),
+            HttpError::NoAnswer => f.write_str("its reply ended without the request's answer"),
+            HttpError::StreamBroken => {
+                f.write_str("its reply stream broke before the answer and could not be resumed")
+            }
+            HttpError::SessionEnded => f.write_str(
+                "it ended the session (404) before answering; the request is not sent again, as it may have run",
+            ),
+            HttpError::SessionRenewalFailed => {
+                f.write_str("it ended the session (404) again right after it was renewed")
+            }
+            HttpError::InvalidSessionId => {
+                f.write_str("it gave a session id that is not short, visible ASCII")
+            }
+        }
+    }
+}
+
+impl core::error::Error for HttpError {}
 
 impl From<ProtocolViolation> for Error {
     fn from(e: ProtocolViolation) -> Self {

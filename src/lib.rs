@@ -181,10 +181,15 @@ pub use catalog::{
     Catalog, CatalogPolicy, InvalidTools, QuarantinedTool, Tool, ToolRejection, UntypedSchemas,
 };
 pub use client::{Client, Config};
-pub use error::{Error, Incompatible, JsonError, JsonErrorKind, Misuse, ProtocolViolation};
+pub use error::{
+    Error, HttpError, Incompatible, JsonError, JsonErrorKind, Misuse, ProtocolViolation,
+};
 pub use event::{Awaited, Event, Op, OpId, Output, ServerNotification};
 pub use frame::{FrameReader, Framed};
-pub use http::{header_value, HeaderArgumentError, HeaderMarkerError, ParamHeader, ParamType};
+pub use http::{
+    header_value, ExchangeId, HeaderArgumentError, HeaderMarkerError, HttpMethod, HttpRequest,
+    HttpSession, ParamHeader, ParamType, ReplyHead,
+};
 pub use id::RequestId;
 pub use json::{RawJson, RawObject};
 pub use limits::Limits;

@@ -87,6 +87,19 @@ pub struct Limits {
     /// longer one is refused whole. Its data is bounded by `frame_bytes`, as a frame is;
     /// comments and unknown fields are never held.
     pub sse_field_bytes: usize,
+    /// The longest session id a Streamable HTTP server may give, in bytes. Default: 1024.
+    ///
+    /// The id is echoed on every later request of the session; the SDKs use a UUID (36
+    /// bytes). A longer id, or one with bytes outside visible ASCII, fails the connection.
+    pub session_id_bytes: usize,
+    /// How many times one request's reply stream may be resumed (`GET` with
+    /// `Last-Event-ID`, 2025-06-18 and 2025-11-25) after it broke or ended before the
+    /// answer. Default: 3.
+    ///
+    /// A server that closes every stream it opens would otherwise have the client reconnect
+    /// forever; each attempt also waits the `retry` time the stream asked for, and all of
+    /// them stay within the operation's deadline.
+    pub stream_resumes: usize,
 }
 
 impl Limits {
@@ -107,6 +120,8 @@ impl Limits {
             remembered_abandoned_ids: 256,
             operation_timeout: Duration::from_secs(5),
             sse_field_bytes: 1024,
+            session_id_bytes: 1024,
+            stream_resumes: 3,
         }
     }
 }
@@ -124,6 +139,8 @@ impl Default for Limits {
             remembered_abandoned_ids: 256,
             operation_timeout: Duration::from_secs(30),
             sse_field_bytes: 1024,
+            session_id_bytes: 1024,
+            stream_resumes: 3,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! leaves through `poll_*`. The client is a dispatcher: it binds each answer to the
 //! operation waiting for it in the request table and lets that operation's machine decide.
 
+mod binding;
 mod commands;
 mod requests;
 mod send;
@@ -12,7 +13,7 @@ use alloc::{string::String, vec::Vec};
 use core::time::Duration;
 
 use crate::catalog::{Catalog, CatalogPolicy};
-use crate::error::{Error, Incompatible, ProtocolViolation};
+use crate::error::{Error, HttpError, Incompatible, ProtocolViolation};
 use crate::event::{Event, OpId, Output, ServerNotification};
 use crate::frame::{FrameReader, Framed};
 use crate::id::RequestId;
@@ -30,6 +31,7 @@ use crate::{Allowlist, Limits};
 
 use requests::{Bound, Requests};
 use transmit::Transmit;
+pub(crate) use transmit::{Notice, Sent};
 
 /// How a [`Client`] is set up. Start from [`Config::new`] and change the fields you need.
 #[derive(Clone, Debug)]
@@ -143,6 +145,12 @@ pub struct Client {
     events: VecDeque<Event>,
     /// Finds `"resultType"` in a result before the result is walked for it.
     result_type: memchr::memmem::Finder<'static>,
+    /// Whether tools are read as over Streamable HTTP: those whose `x-mcp-header` markers
+    /// break the rules are left out of a 2026-07-28 catalog.
+    header_markers: bool,
+    /// The operation renewing an expired HTTP session, which no command started: its end
+    /// is not an event.
+    renewal: Option<OpId>,
 }
 
 impl Client {
@@ -160,6 +168,8 @@ impl Client {
             transmit: Transmit::default(),
             events: VecDeque::new(),
             result_type: memchr::memmem::Finder::new(b"\"resultType\""),
+            header_markers: false,
+            renewal: None,
             config,
         }
     }
@@ -297,7 +307,13 @@ impl Client {
     /// has room.
     #[must_use = "a frame the client queued must be written to the server"]
     pub fn poll_transmit(&mut self, out: &mut Vec<u8>) -> Option<usize> {
-        self.transmit.pop_into(out)
+        self.transmit.pop_into(out).map(|(len, _)| len)
+    }
+
+    /// As [`poll_transmit`](Self::poll_transmit), also saying what the frame carries: for a
+    /// transport that sends each message on its own.
+    pub(crate) fn poll_sent(&mut self, out: &mut Vec<u8>) -> Option<Sent> {
+        self.transmit.pop_into(out).map(|(_, sent)| sent)
     }
 
     /// The next event.
@@ -407,6 +423,15 @@ impl Client {
 
     /// Ends operation `op`: its event, and what its output means for the client.
     fn finish(&mut self, op: OpId, outcome: Result<Output, Error>) {
+        if self.renewal == Some(op) {
+            self.renewal = None;
+            return match outcome {
+                Ok(Output::Connect(connected)) => self.establish(&connected),
+                // A handshake ends in a connection; anything else cannot renew the session.
+                Ok(_) => self.fail_connection(HttpError::SessionRenewalFailed.into()),
+                Err(error) => self.fail_connection(error),
+            };
+        }
         match &outcome {
             Ok(Output::Connect(connected)) => self.establish(connected),
             Ok(Output::ListTools(catalog)) => self.catalog = Some(catalog.clone()),
@@ -428,7 +453,7 @@ impl Client {
         let meta = match connected.version.era() {
             Era::Stateless => Some(request_meta(connected.version, &self.client_info)),
             Era::Stateful => {
-                self.queue_notification("notifications/initialized", None);
+                self.queue_notification(Notice::Initialized, None);
                 None
             }
         };
@@ -497,7 +522,7 @@ impl Client {
         let limits = &self.config.limits;
         // Only a string id longer than the frame limit could make the answer too long; such
         // a request gets no answer.
-        let _ = self.transmit.push(|out| {
+        let _ = self.transmit.push(Sent::Response, |out| {
             let start = out.len();
             encode_frame(&message, limits, out).map(|()| out.len() - start)
         });

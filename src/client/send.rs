@@ -4,6 +4,7 @@
 
 use alloc::boxed::Box;
 
+use super::transmit::{Notice, Sent};
 use super::{Client, InFlight, Session, State};
 use crate::error::{Error, Misuse};
 use crate::event::{Op, OpId};
@@ -14,6 +15,7 @@ use crate::ops::call::Call;
 use crate::ops::listing::Listing;
 use crate::ops::{Next, Operation};
 use crate::time::Instant;
+use crate::version::Era;
 
 impl Client {
     pub(super) fn ready_for(&self, kind: ListKind) -> Result<&Session, Misuse> {
@@ -45,7 +47,9 @@ impl Client {
         now: Instant,
     ) -> Result<Op<T>, Misuse> {
         let era = self.ready_for(kind)?.connected.version.era();
-        let listing = Listing::new(kind, self.config.catalog_policy, era);
+        // Over Streamable HTTP in 2026-07-28, a tool's header markers must hold too.
+        let header_markers = self.header_markers && era == Era::Stateless;
+        let listing = Listing::new(kind, self.config.catalog_policy, era, header_markers);
         self.start(
             Operation::Listing(Box::new(listing)),
             Method::List(kind),
@@ -143,7 +147,7 @@ impl Client {
         };
         let meta = own_meta.or(session_meta);
         let limit = self.config.limits.frame_bytes;
-        self.transmit.push(|out| {
+        self.transmit.push(Sent::Request { id, method }, |out| {
             write_frame(out, limit, |out| {
                 write_integer_id(out, id);
                 let params = |params: &mut ObjectWriter<'_>| {
@@ -162,13 +166,14 @@ impl Client {
     /// Queues a notification, with params if `members` is given to write them.
     pub(super) fn queue_notification(
         &mut self,
-        method: &str,
+        notice: Notice,
         members: Option<&dyn Fn(&mut ObjectWriter<'_>)>,
     ) {
+        let method = notice.method();
         let limit = self.config.limits.frame_bytes;
         // A notification of this client's own is far below any frame limit a transport
         // could work with; were it not, it is dropped, never sent cut.
-        let _ = self.transmit.push(|out| {
+        let _ = self.transmit.push(Sent::Notification(notice), |out| {
             write_frame(out, limit, |out| {
                 let params =
                     members.map(|members| move |params: &mut ObjectWriter<'_>| members(params));
@@ -180,7 +185,7 @@ impl Client {
     pub(super) fn queue_cancel(&mut self, id: i64, reason: &Error) {
         let reason = alloc::format!("{reason}");
         self.queue_notification(
-            "notifications/cancelled",
+            Notice::Cancelled { id },
             Some(&|params: &mut ObjectWriter<'_>| {
                 params.integer("requestId", id);
                 params.string("reason", &reason);

@@ -84,6 +84,31 @@ impl Handshake {
         Step::Send(next)
     }
 
+    /// The handshake that renews an expired session of `version`: `initialize` again.
+    pub(crate) fn renew(version: ProtocolVersion) -> (Handshake, Next) {
+        Handshake::Initialize { offered: version }.go()
+    }
+
+    /// The revision a `server/discover` in flight asks for; `None` once `initialize` is.
+    pub(crate) fn discovering(&self) -> Option<ProtocolVersion> {
+        match self {
+            Handshake::Probe { version, .. } | Handshake::Discover { version } => Some(*version),
+            Handshake::Initialize { .. } => None,
+        }
+    }
+
+    /// The probe was refused as a server of the handshake revisions refuses what it does not
+    /// know (over HTTP, a 400, 404 or 405 without a 2026-07-28 error): `initialize` follows,
+    /// as silence would make it. `None` when not probing.
+    pub(crate) fn refused_as_legacy(&mut self, ctx: &Context<'_>) -> Option<Step> {
+        match self {
+            Handshake::Probe { .. } => {}
+            Handshake::Discover { .. } | Handshake::Initialize { .. } => return None,
+        }
+        let version = ctx.choice.newest(Era::Stateful)?;
+        Some(self.retry(Attempt::Initialize(version)))
+    }
+
     /// When the probe gives up, if probing.
     pub(crate) fn probe_until(&self) -> Option<Instant> {
         match self {

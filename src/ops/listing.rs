@@ -44,9 +44,18 @@ enum Page {
 }
 
 impl Listing {
-    pub(crate) fn new(kind: ListKind, policy: CatalogPolicy, era: Era) -> Self {
+    /// A listing of `kind` in a session of `era`; with `header_markers`, tools whose
+    /// `x-mcp-header` markers break the rules are quarantined whatever the policy.
+    pub(crate) fn new(
+        kind: ListKind,
+        policy: CatalogPolicy,
+        era: Era,
+        header_markers: bool,
+    ) -> Self {
         let collected = match kind {
-            ListKind::Tools => Collected::Tools(CatalogBuilder::new(policy)),
+            ListKind::Tools => {
+                Collected::Tools(CatalogBuilder::new(policy).header_markers(header_markers))
+            }
             ListKind::Resources => Collected::Resources(Vec::new()),
             ListKind::Prompts => Collected::Prompts(Vec::new()),
         };

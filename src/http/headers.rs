@@ -104,7 +104,15 @@ impl ParamHeader {
     /// A [`HeaderArgumentError`] when the argument does not have the marked type (or is an
     /// integer outside ±(2^53 − 1)): such a call cannot be sent with a correct header.
     pub fn value(&self, arguments: &RawObject) -> Result<Option<String>, HeaderArgumentError> {
-        let mut value = JsonRef::new(arguments.as_str());
+        self.value_in(JsonRef::new(arguments.as_str()))
+    }
+
+    /// As [`value`](Self::value), for arguments the crate holds as a view.
+    pub(crate) fn value_in(
+        &self,
+        arguments: JsonRef<'_>,
+    ) -> Result<Option<String>, HeaderArgumentError> {
+        let mut value = arguments;
         for key in &self.path {
             let Some(inner) = value.as_object().and_then(|o| o.get(key)) else {
                 return Ok(None);

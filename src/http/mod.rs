@@ -1,0 +1,8 @@
+//! Streamable HTTP: what 2026-07-28 mirrors into headers, and the session over HTTP for
+//! every revision.
+
+mod headers;
+mod session;
+
+pub use headers::{header_value, HeaderArgumentError, HeaderMarkerError, ParamHeader, ParamType};
+pub use session::{ExchangeId, HttpMethod, HttpRequest, HttpSession, ReplyHead};

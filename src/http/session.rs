@@ -1,0 +1,824 @@
+//! The client session over Streamable HTTP, with no I/O: the core says which HTTP requests to
+//! make and reads their replies; the transport only moves bytes.
+
+use alloc::borrow::Cow;
+use alloc::collections::VecDeque;
+use alloc::{string::String, vec::Vec};
+
+use crate::client::{Client, Config, Notice, Sent};
+use crate::error::{HttpError, ProtocolViolation};
+use crate::event::Event;
+use crate::json::view::JsonRef;
+use crate::message::{parse_frame, Message, Outcome};
+use crate::method::{CallKind, Method};
+use crate::sse::{Sse, SseReader};
+use crate::time::Instant;
+use crate::version::{Era, ProtocolVersion};
+use crate::Limits;
+
+use super::headers::header_value;
+
+/// One HTTP request and its reply, as the transport performs it. Ids are never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ExchangeId(u64);
+
+/// The HTTP method of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpMethod {
+    /// A message to the server.
+    Post,
+    /// Resuming a reply stream (`Last-Event-ID`).
+    Get,
+    /// Ending the session.
+    Delete,
+}
+
+/// An HTTP request for the transport to perform, to the server's one MCP endpoint, with
+/// exactly these headers (and the application's own, such as `Authorization`) and this body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// The exchange, named in every `handle_*` call about its reply.
+    pub exchange: ExchangeId,
+    /// The method.
+    pub method: HttpMethod,
+    /// The headers, names as the spec writes them (HTTP reads them ignoring case).
+    pub headers: Vec<(Cow<'static, str>, String)>,
+    /// The body: one JSON-RPC message, or empty for `GET` and `DELETE`.
+    pub body: Vec<u8>,
+}
+
+impl HttpRequest {
+    /// The value of header `name`, ignoring case, if the request has it.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The start of a reply: its status and the headers the session reads
+/// ([`HttpSession::REPLY_HEADERS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplyHead<'a> {
+    /// The status code.
+    pub status: u16,
+    /// `Content-Type`, if present.
+    pub content_type: Option<&'a str>,
+    /// `Mcp-Session-Id`, if present.
+    pub session_id: Option<&'a str>,
+}
+
+/// What an exchange carried, and where its reply stands.
+#[derive(Debug)]
+struct Exchange {
+    id: ExchangeId,
+    sent: Sent,
+    /// The body, kept while the server could still say the session expired before reading
+    /// it (a request sent with a session id), so it can be sent again in the new one.
+    body: Option<Vec<u8>>,
+    reply: Reply,
+    /// A stream's reader, kept across resumptions for its last event id.
+    stream: Option<SseReader>,
+    /// How many times the reply stream was resumed.
+    resumes: usize,
+}
+
+#[derive(Debug)]
+enum Reply {
+    /// No status yet.
+    Waiting,
+    /// `application/json`: the body so far.
+    Json(Vec<u8>),
+    /// `text/event-stream`, read by the exchange's reader.
+    Stream,
+    /// An error status: the body so far (up to the frame limit), read at its end.
+    Refused { status: u16, body: Vec<u8> },
+    /// A reply whose body means nothing (to a notification, a response, a `DELETE`), or
+    /// one already dealt with.
+    Ignored,
+}
+
+/// A request to send once its time comes: a stream to resume after its `retry` time.
+#[derive(Debug)]
+struct Scheduled {
+    at: Instant,
+    request: HttpRequest,
+}
+
+/// Where an expired session's renewal stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Renewal {
+    /// No session has expired since the last reply that was not a 404.
+    Settled,
+    /// `initialize` was sent again; messages other than the handshake's wait.
+    Renewing,
+    /// Renewed; a 404 before any other reply means the server cannot keep a session.
+    Renewed,
+}
+
+/// The client side of an MCP session over Streamable HTTP, for every revision, as a state
+/// machine with no I/O: it owns a [`Client`] and turns its messages into HTTP requests and
+/// HTTP replies back into its input.
+///
+/// # The run loop
+///
+/// Start operations on [`client_mut`](Self::client_mut) as over any transport (its
+/// `poll_transmit` and `handle_input` are this session's to call, not the application's).
+/// Then, after every command and every `handle_*` call:
+///
+/// - perform every request [`poll_request`](Self::poll_request) gives: a POST (or GET,
+///   DELETE) to the server's MCP endpoint with exactly its headers, plus any the
+///   application adds (sent only there: redirects are never followed);
+/// - stop reading every exchange [`poll_abort`](Self::poll_abort) names (drop its stream);
+/// - take every event [`poll_event`](Self::poll_event) gives;
+/// - wait for reply bytes no longer than [`poll_timeout`](Self::poll_timeout), then call
+///   [`handle_timeout`](Self::handle_timeout).
+///
+/// Each reply goes back as [`handle_head`](Self::handle_head) (status and the
+/// [`REPLY_HEADERS`](Self::REPLY_HEADERS)), [`handle_body`](Self::handle_body) for its bytes
+/// as they arrive, and [`handle_end`](Self::handle_end) when the body is complete, or
+/// [`handle_broken`](Self::handle_broken) when the connection failed, before or after the
+/// head.
+///
+/// # What it does for each revision
+///
+/// - **Every revision:** `Accept: application/json, text/event-stream` and `Content-Type:
+///   application/json` on every POST; a reply in JSON or as server-sent events, each message
+///   bounded by [`Limits::frame_bytes`], each reply stream within its operation's deadline and
+///   notification cap (a stream past its deadline is aborted). An error status whose body is
+///   a JSON-RPC error answers the request with that error (so the 2026-07-28 status table
+///   reads as over stdio); other statuses fail it with an [`HttpError`], 401 and 403 by name.
+///   Redirects are refused.
+/// - **2026-07-28:** `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` (tool or prompt
+///   name, resource URI) on every request, and `Mcp-Param-*` for arguments marked
+///   `x-mcp-header` (tools whose markers break the rules are left out of the catalog).
+///   Cancelling, or a deadline, aborts the reply stream: no notification is sent. A stream
+///   that breaks before the answer fails the request with [`HttpError::StreamBroken`]; it is
+///   not sent again under a new id, because a tool call may have run, and only the
+///   application can tell whether running it twice is safe.
+/// - **2025-06-18 and 2025-11-25:** the session id from the `initialize` reply (refused
+///   unless visible ASCII, at most [`Limits::session_id_bytes`]) and `MCP-Protocol-Version`
+///   on every later request; a server's request on a reply stream answered by a POST (`ping`
+///   with `{}`, anything else -32601); `notifications/cancelled` as a POST; a stream that
+///   breaks or ends before the answer resumed with `GET` and `Last-Event-ID` after its
+///   `retry` time, at most [`Limits::stream_resumes`] times; a 404 to a request that carried
+///   the session id renews the session once (`initialize` again, then that request sent
+///   again, since the server never took it; the old session's other requests fail, never
+///   replayed), and a second 404 in a row fails the connection; [`close`](Self::close) sends
+///   `DELETE`.
+/// - **Finding the revision** ([`ProtocolChoice::Auto`](crate::ProtocolChoice::Auto)):
+///   `server/discover` with `MCP-Protocol-Version: 2026-07-28` first; a 400, 404 or 405
+///   without a 2026-07-28 error body, or a JSON-RPC error outside that revision's range, means
+///   a server of the handshake revisions, and `initialize` follows.
+///
+/// Not done here: the optional `GET` stream of unsolicited server messages in the handshake
+/// revisions, and OAuth (a token the application has is a header it adds).
+#[derive(Debug)]
+pub struct HttpSession {
+    client: Client,
+    limits: Limits,
+    session_id: Option<String>,
+    exchanges: Vec<Exchange>,
+    next_exchange: u64,
+    ready: VecDeque<HttpRequest>,
+    /// Messages waiting for a renewed session, with what they carry.
+    held: Vec<(Sent, Vec<u8>)>,
+    scheduled: Vec<Scheduled>,
+    aborts: VecDeque<ExchangeId>,
+    renewal: Renewal,
+    frame: Vec<u8>,
+}
+
+impl HttpSession {
+    /// The reply headers the session reads; a transport hands over these and no others.
+    pub const REPLY_HEADERS: [&'static str; 2] = ["content-type", "mcp-session-id"];
+
+    /// A session that has sent nothing yet; call `client_mut().connect(now)` first.
+    #[must_use]
+    pub fn new(config: Config) -> Self {
+        let limits = config.limits;
+        HttpSession {
+            client: Client::over_http(config),
+            limits,
+            session_id: None,
+            exchanges: Vec::new(),
+            next_exchange: 0,
+            ready: VecDeque::new(),
+            held: Vec::new(),
+            scheduled: Vec::new(),
+            aborts: VecDeque::new(),
+            renewal: Renewal::Settled,
+            frame: Vec::new(),
+        }
+    }
+
+    /// The client: what the session knows, and every command.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The client, to start operations. Its `poll_transmit`, `handle_input`,
+    /// `handle_message` and `handle_close` belong to this session: calling them directly
+    /// takes messages from under it.
+    pub fn client_mut(&mut self) -> &mut Client {
+        &mut self.client
+    }
+
+    /// The session id the server gave (2025-06-18, 2025-11-25), if any.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// How many exchanges are open: performed or to perform, and not yet ended.
+    pub fn open_exchanges(&self) -> usize {
+        self.exchanges.len()
+    }
+
+    /// The next event, as [`Client::poll_event`].
+    #[must_use = "events carry the ends of operations"]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.client.poll_event()
+    }
+
+    /// The next exchange whose reply the transport must stop reading (its stream dropped,
+    /// its connection not reused): cancelled, past its deadline, or no longer needed.
+    #[must_use = "an aborted exchange must not be read further"]
+    pub fn poll_abort(&mut self) -> Option<ExchangeId> {
+        // A deadline or a cancel the client queued aborts its exchange.
+        self.pump();
+        self.aborts.pop_front()
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) must be called next, if anything waits.
+    #[must_use = "waiting past it leaves operations past their deadlines"]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let resume = self.scheduled.iter().map(|s| s.at).min();
+        match (self.client.poll_timeout(), resume) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Applies every deadline up to `now`, and releases resumptions that are due.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.client.handle_timeout(now);
+        let mut at = 0;
+        while let Some(scheduled) = self.scheduled.get(at) {
+            if scheduled.at <= now {
+                let due = self.scheduled.swap_remove(at);
+                self.ready.push_back(due.request);
+            } else {
+                at += 1;
+            }
+        }
+    }
+
+    /// Ends the session: a 2025-06-18 or 2025-11-25 session with an id is ended on the
+    /// server with `DELETE` (a 405 reply is fine). Perform the request, if one is given,
+    /// and the session is done.
+    pub fn close(&mut self) -> Option<HttpRequest> {
+        let id = self.session_id.take()?;
+        let exchange = self.new_exchange();
+        self.exchanges.push(Exchange::new(
+            exchange,
+            Sent::Response,
+            None,
+            Reply::Ignored,
+        ));
+        let mut headers = Vec::new();
+        headers.push((Cow::Borrowed("Mcp-Session-Id"), id));
+        if let Some(version) = self.client.connection().map(|c| c.version) {
+            headers.push((
+                Cow::Borrowed("MCP-Protocol-Version"),
+                String::from(version.as_str()),
+            ));
+        }
+        Some(HttpRequest {
+            exchange,
+            method: HttpMethod::Delete,
+            headers,
+            body: Vec::new(),
+        })
+    }
+
+    /// The next HTTP request to perform, if any.
+    #[must_use = "a request the session made must be performed"]
+    pub fn poll_request(&mut self) -> Option<HttpRequest> {
+        self.pump();
+        self.ready.pop_front()
+    }
+
+    /// Turns everything the client queued into requests (or aborts).
+    fn pump(&mut self) {
+        loop {
+            if self.renewal != Renewal::Renewing && !self.held.is_empty() {
+                for (sent, body) in core::mem::take(&mut self.held) {
+                    self.post(sent, body);
+                }
+            }
+            self.frame.clear();
+            let Some(sent) = self.client.poll_sent(&mut self.frame) else {
+                return;
+            };
+            let mut body = core::mem::take(&mut self.frame);
+            if body.last() == Some(&b'\n') {
+                body.pop();
+            }
+            self.route(sent, body);
+        }
+    }
+
+    /// What becomes of one message of the client's.
+    fn route(&mut self, sent: Sent, body: Vec<u8>) {
+        let stateless = self.stateless(sent);
+        match sent {
+            Sent::Notification(Notice::Cancelled { id }) => {
+                // The reply stream is dropped either way; in 2026-07-28 that is the cancel.
+                self.abort_request(id);
+                if stateless {
+                    return;
+                }
+            }
+            Sent::Request {
+                method: Method::Initialize,
+                ..
+            } if self.renewal == Renewal::Renewing => return self.post(sent, body),
+            Sent::Notification(Notice::Initialized) if self.renewal == Renewal::Renewing => {
+                // The renewed session is established: what waited goes out after this.
+                self.renewal = Renewal::Renewed;
+                return self.post(sent, body);
+            }
+            _ => {}
+        }
+        if self.renewal == Renewal::Renewing {
+            self.held.push((sent, body));
+        } else {
+            self.post(sent, body);
+        }
+    }
+
+    /// The revision `sent`'s headers name, if any.
+    fn version_of(&self, sent: Sent) -> Option<ProtocolVersion> {
+        match sent {
+            Sent::Request { id, .. } => self.client.header_version(id),
+            Sent::Notification(_) | Sent::Response => self.client.connection().map(|c| c.version),
+        }
+    }
+
+    /// Whether `sent` goes out under 2026-07-28's rules.
+    fn stateless(&self, sent: Sent) -> bool {
+        self.version_of(sent)
+            .is_some_and(|v| v.era() == Era::Stateless)
+    }
+
+    /// Makes the POST for one message.
+    fn post(&mut self, sent: Sent, body: Vec<u8>) {
+        let exchange = self.new_exchange();
+        let mut headers: Vec<(Cow<'static, str>, String)> = Vec::with_capacity(6);
+        headers.push((
+            Cow::Borrowed("Accept"),
+            String::from("application/json, text/event-stream"),
+        ));
+        headers.push((
+            Cow::Borrowed("Content-Type"),
+            String::from("application/json"),
+        ));
+        let version = self.version_of(sent);
+        let stateless = version.is_some_and(|v| v.era() == Era::Stateless);
+        if let Some(version) = version {
+            headers.push((
+                Cow::Borrowed("MCP-Protocol-Version"),
+                String::from(version.as_str()),
+            ));
+        }
+        if stateless {
+            if let Sent::Request { method, .. } = sent {
+                self.routing_headers(method, &body, &mut headers);
+            }
+        } else if let Some(id) = &self.session_id {
+            headers.push((Cow::Borrowed("Mcp-Session-Id"), id.clone()));
+        }
+        let keep = match sent {
+            Sent::Request { .. } if self.session_id.is_some() && !stateless => Some(body.clone()),
+            _ => None,
+        };
+        let reply = match sent {
+            Sent::Request { .. } => Reply::Waiting,
+            Sent::Notification(_) | Sent::Response => Reply::Ignored,
+        };
+        self.exchanges
+            .push(Exchange::new(exchange, sent, keep, reply));
+        self.ready.push_back(HttpRequest {
+            exchange,
+            method: HttpMethod::Post,
+            headers,
+            body,
+        });
+    }
+
+    /// `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (2026-07-28), read from the body the
+    /// client wrote.
+    fn routing_headers(
+        &self,
+        method: Method,
+        body: &[u8],
+        headers: &mut Vec<(Cow<'static, str>, String)>,
+    ) {
+        headers.push((Cow::Borrowed("Mcp-Method"), String::from(method.as_str())));
+        let Method::Call(kind) = method else {
+            return;
+        };
+        // The client's own compact JSON: read where it lies.
+        let text = core::str::from_utf8(body).unwrap_or_default();
+        let params = JsonRef::new(text)
+            .as_object()
+            .and_then(|message| message.get("params"))
+            .and_then(JsonRef::as_object);
+        let Some(params) = params else {
+            return;
+        };
+        let key = match kind {
+            CallKind::Tool | CallKind::Prompt => "name",
+            CallKind::Resource => "uri",
+        };
+        let Some(name) = params.get(key).and_then(JsonRef::as_str) else {
+            return;
+        };
+        headers.push((Cow::Borrowed("Mcp-Name"), header_value(&name).into_owned()));
+        if kind != CallKind::Tool {
+            return;
+        }
+        let tool = self.client.catalog().and_then(|c| c.get(&name));
+        let markers = tool
+            .and_then(|t| t.param_headers().ok())
+            .unwrap_or_default();
+        let arguments = params.get("arguments");
+        for marker in markers {
+            // A value that does not fit its header was refused before sending, by the
+            // application's check of the arguments; here it is left out, as absent.
+            let value = arguments.and_then(|a| marker.value_in(a).ok().flatten());
+            if let Some(value) = value {
+                headers.push((Cow::Owned(marker.header_name()), value));
+            }
+        }
+    }
+
+    fn new_exchange(&mut self) -> ExchangeId {
+        self.next_exchange += 1;
+        ExchangeId(self.next_exchange)
+    }
+
+    fn position(&self, exchange: ExchangeId) -> Option<usize> {
+        self.exchanges.iter().position(|e| e.id == exchange)
+    }
+
+    /// Drops the exchange waiting on request `id`, telling the transport to stop reading it.
+    fn abort_request(&mut self, id: i64) {
+        let waiting = |e: &Exchange| matches!(e.sent, Sent::Request { id: r, .. } if r == id);
+        self.held
+            .retain(|(sent, _)| !matches!(sent, Sent::Request { id: r, .. } if *r == id));
+        while let Some(at) = self.exchanges.iter().position(waiting) {
+            let exchange = self.exchanges.swap_remove(at);
+            self.scheduled.retain(|s| s.request.exchange != exchange.id);
+            self.aborts.push_back(exchange.id);
+        }
+    }
+
+    // ---- replies ------------------------------------------------------------------------
+
+    /// The reply to `exchange` began: its status and the [`REPLY_HEADERS`](Self::REPLY_HEADERS).
+    pub fn handle_head(&mut self, exchange: ExchangeId, head: ReplyHead<'_>, now: Instant) {
+        self.client.handle_timeout(now);
+        let Some(at) = self.position(exchange) else {
+            return;
+        };
+        let Some(entry) = self.exchanges.get_mut(at) else {
+            return;
+        };
+        let (sent, carried_session) = (entry.sent, entry.body.is_some());
+        let Sent::Request { id, method } = sent else {
+            // 202 (or any status) to a notification or a response: nothing more to read.
+            self.end_exchange(at);
+            if head.status == 404 && self.session_id.is_some() {
+                self.expired(None, now);
+            }
+            return;
+        };
+        if head.status == 404 && carried_session {
+            let body = entry.body.take().unwrap_or_default();
+            self.end_exchange(at);
+            return self.expired(Some((sent, body)), now);
+        }
+        if head.status != 404 {
+            self.renewal = match self.renewal {
+                Renewal::Renewed => Renewal::Settled,
+                other => other,
+            };
+        }
+        if (200..300).contains(&head.status) {
+            if method == Method::Initialize {
+                if let Some(session) = head.session_id {
+                    if !valid_session_id(session, self.limits.session_id_bytes) {
+                        self.end_exchange(at);
+                        return self.client.fail(HttpError::InvalidSessionId.into());
+                    }
+                    self.session_id = Some(String::from(session));
+                }
+            }
+            let reply = match media_type(head.content_type) {
+                _ if head.status == 202 || head.status == 204 => None,
+                Some(Media::Json) => Some(Reply::Json(Vec::new())),
+                Some(Media::EventStream) => Some(Reply::Stream),
+                None => {
+                    self.end_exchange(at);
+                    return self
+                        .client
+                        .refuse(id, HttpError::ContentType.into(), false, now);
+                }
+            };
+            let Some(reply) = reply else {
+                self.end_exchange(at);
+                return self
+                    .client
+                    .refuse(id, HttpError::NoAnswer.into(), false, now);
+            };
+            if let Some(entry) = self.exchanges.get_mut(at) {
+                if matches!(reply, Reply::Stream) && entry.stream.is_none() {
+                    entry.stream = Some(SseReader::new(&self.limits));
+                }
+                entry.reply = reply;
+            }
+        } else if let Some(entry) = self.exchanges.get_mut(at) {
+            entry.reply = Reply::Refused {
+                status: head.status,
+                body: Vec::new(),
+            };
+        }
+    }
+
+    /// Bytes of `exchange`'s reply body, cut anywhere.
+    pub fn handle_body(&mut self, exchange: ExchangeId, mut bytes: &[u8], now: Instant) {
+        self.client.handle_timeout(now);
+        let Some(at) = self.position(exchange) else {
+            return;
+        };
+        let limit = self.limits.frame_bytes;
+        let Some(entry) = self.exchanges.get_mut(at) else {
+            return;
+        };
+        let Sent::Request { id, .. } = entry.sent else {
+            return;
+        };
+        match &mut entry.reply {
+            Reply::Json(body) => {
+                if body.len().saturating_add(bytes.len()) >= limit {
+                    self.end_exchange(at);
+                    let too_long = ProtocolViolation::FrameTooLong { limit };
+                    return self.client.refuse(id, too_long.into(), false, now);
+                }
+                body.extend_from_slice(bytes);
+            }
+            Reply::Refused { body, .. } => {
+                let room = limit.saturating_sub(body.len());
+                body.extend_from_slice(bytes.get(..room.min(bytes.len())).unwrap_or_default());
+            }
+            Reply::Stream => {
+                let Some(reader) = entry.stream.as_mut() else {
+                    return;
+                };
+                loop {
+                    match reader.next_event(&mut bytes) {
+                        Sse::NeedMore => break,
+                        Sse::TooLong { limit } => {
+                            self.end_exchange(at);
+                            let too_long = ProtocolViolation::FrameTooLong { limit };
+                            return self.client.refuse(id, too_long.into(), false, now);
+                        }
+                        Sse::Event(event) => {
+                            if event.is_message() {
+                                self.client.handle_message(event.data, now);
+                            }
+                        }
+                    }
+                }
+                if !self.client.waits_for(id) {
+                    // Answered (or ended otherwise): the rest of the stream is not needed.
+                    self.end_exchange(at);
+                }
+            }
+            Reply::Waiting | Reply::Ignored => {}
+        }
+    }
+
+    /// `exchange`'s reply body is complete.
+    pub fn handle_end(&mut self, exchange: ExchangeId, now: Instant) {
+        self.client.handle_timeout(now);
+        let Some(at) = self.position(exchange) else {
+            return;
+        };
+        let Some(entry) = self.exchanges.get_mut(at) else {
+            return;
+        };
+        let Sent::Request { id, .. } = entry.sent else {
+            self.end_exchange(at);
+            return;
+        };
+        match core::mem::replace(&mut entry.reply, Reply::Ignored) {
+            Reply::Json(body) => {
+                self.end_exchange(at);
+                self.client.handle_message(&body, now);
+                if self.client.waits_for(id) {
+                    self.client
+                        .refuse(id, HttpError::NoAnswer.into(), false, now);
+                }
+            }
+            Reply::Refused { status, body } => {
+                self.end_exchange(at);
+                self.refused(id, status, &body, now);
+            }
+            Reply::Stream => {
+                if let Some(reader) = entry.stream.as_mut() {
+                    reader.end_of_stream();
+                }
+                self.stream_lost(at, id, HttpError::NoAnswer, now);
+            }
+            Reply::Waiting | Reply::Ignored => {
+                self.end_exchange(at);
+                if self.client.waits_for(id) {
+                    self.client
+                        .refuse(id, HttpError::NoAnswer.into(), false, now);
+                }
+            }
+        }
+    }
+
+    /// `exchange` failed: the connection broke, before or after the reply's head.
+    pub fn handle_broken(&mut self, exchange: ExchangeId, now: Instant) {
+        self.client.handle_timeout(now);
+        let Some(at) = self.position(exchange) else {
+            return;
+        };
+        let Some(entry) = self.exchanges.get_mut(at) else {
+            return;
+        };
+        let Sent::Request { id, .. } = entry.sent else {
+            self.end_exchange(at);
+            return;
+        };
+        if let Some(reader) = entry.stream.as_mut() {
+            reader.end_of_stream();
+        }
+        self.stream_lost(at, id, HttpError::StreamBroken, now);
+    }
+
+    /// The reply to request `id` ended or broke before its answer: resume the stream where
+    /// the revision and the stream's event id allow, else fail the request with `error`.
+    fn stream_lost(&mut self, at: usize, id: i64, error: HttpError, now: Instant) {
+        if !self.client.waits_for(id) {
+            return self.end_exchange(at);
+        }
+        // Only a session of the handshake revisions resumes streams.
+        let resumable = self.session_id.is_some();
+        let Some(entry) = self.exchanges.get_mut(at) else {
+            return;
+        };
+        let event_id = entry
+            .stream
+            .as_ref()
+            .and_then(SseReader::last_event_id)
+            .and_then(|id| core::str::from_utf8(id).ok())
+            .filter(|id| !id.is_empty() && id.bytes().all(|b| (0x20..=0x7E).contains(&b)))
+            .map(String::from);
+        let (Some(event_id), true) = (
+            event_id,
+            resumable && entry.resumes < self.limits.stream_resumes,
+        ) else {
+            self.end_exchange(at);
+            return self.client.refuse(id, error.into(), false, now);
+        };
+        entry.resumes += 1;
+        entry.reply = Reply::Waiting;
+        let retry = entry
+            .stream
+            .as_ref()
+            .and_then(SseReader::retry_ms)
+            .unwrap_or(0);
+        // The resumption is a new exchange carrying the same request and reader.
+        self.next_exchange += 1;
+        let exchange = ExchangeId(self.next_exchange);
+        entry.id = exchange;
+        let mut headers: Vec<(Cow<'static, str>, String)> = Vec::with_capacity(4);
+        headers.push((Cow::Borrowed("Accept"), String::from("text/event-stream")));
+        if let Some(session) = &self.session_id {
+            headers.push((Cow::Borrowed("Mcp-Session-Id"), session.clone()));
+        }
+        if let Some(version) = self.client.connection().map(|c| c.version) {
+            headers.push((
+                Cow::Borrowed("MCP-Protocol-Version"),
+                String::from(version.as_str()),
+            ));
+        }
+        headers.push((Cow::Borrowed("Last-Event-ID"), event_id));
+        let request = HttpRequest {
+            exchange,
+            method: HttpMethod::Get,
+            headers,
+            body: Vec::new(),
+        };
+        self.scheduled.push(Scheduled {
+            at: now.saturating_add(core::time::Duration::from_millis(retry)),
+            request,
+        });
+    }
+
+    /// An error status to request `id`, with its body: a JSON-RPC error in it answers the
+    /// request; anything else fails it by the status.
+    fn refused(&mut self, id: i64, status: u16, body: &[u8], now: Instant) {
+        let error = match parse_frame(body, &self.limits) {
+            Ok(Message::Response(response)) => match response.outcome {
+                Outcome::Error(error) => Some(error),
+                Outcome::Result(_) => None,
+            },
+            Ok(Message::UnboundError(error)) => Some(error),
+            _ => None,
+        };
+        if let Some(error) = error {
+            return self.client.answer_error(id, error, now);
+        }
+        let (error, legacy) = match status {
+            401 => (HttpError::Unauthorized, false),
+            403 => (HttpError::Forbidden, false),
+            300..=399 => (HttpError::Redirected { status }, false),
+            400 | 404 | 405 => (HttpError::Status { status }, true),
+            _ => (HttpError::Status { status }, false),
+        };
+        self.client.refuse(id, error.into(), legacy, now);
+    }
+
+    /// The server said the session expired (404). Renew it once, sending `request` again
+    /// in the new one; a second expiry in a row fails the connection.
+    fn expired(&mut self, request: Option<(Sent, Vec<u8>)>, now: Instant) {
+        if self.renewal != Renewal::Settled {
+            return self.client.fail(HttpError::SessionRenewalFailed.into());
+        }
+        self.session_id = None;
+        self.renewal = Renewal::Renewing;
+        let keep = match &request {
+            Some((Sent::Request { id, .. }, _)) => Some(*id),
+            _ => None,
+        };
+        // Every other exchange belonged to the old session.
+        for exchange in self.exchanges.drain(..) {
+            self.aborts.push_back(exchange.id);
+        }
+        self.scheduled.clear();
+        self.held.extend(request);
+        self.client.renew_session(keep, now);
+    }
+
+    /// Forgets exchange `at`; the transport is told to stop reading it.
+    fn end_exchange(&mut self, at: usize) {
+        if at < self.exchanges.len() {
+            let exchange = self.exchanges.swap_remove(at);
+            self.aborts.push_back(exchange.id);
+        }
+    }
+}
+
+impl Exchange {
+    fn new(id: ExchangeId, sent: Sent, body: Option<Vec<u8>>, reply: Reply) -> Self {
+        Exchange {
+            id,
+            sent,
+            body,
+            reply,
+            stream: None,
+            resumes: 0,
+        }
+    }
+}
+
+/// The two media types a reply may have.
+enum Media {
+    Json,
+    EventStream,
+}
+
+/// A `Content-Type`'s media type, ignoring case and parameters.
+fn media_type(content_type: Option<&str>) -> Option<Media> {
+    let essence = content_type?.split(';').next()?.trim();
+    if essence.eq_ignore_ascii_case("application/json") {
+        Some(Media::Json)
+    } else if essence.eq_ignore_ascii_case("text/event-stream") {
+        Some(Media::EventStream)
+    } else {
+        None
+    }
+}
+
+/// A session id: 1 to `limit` bytes of visible ASCII (0x21 to 0x7E).
+fn valid_session_id(id: &str, limit: usize) -> bool {
+    (1..=limit).contains(&id.len()) && id.bytes().all(|b| (0x21..=0x7E).contains(&b))
+}

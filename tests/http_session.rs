@@ -1,0 +1,680 @@
+//! The session over Streamable HTTP, on the virtual clock: every rule as a scenario, each
+//! checked against the transcript of requests and headers the session made.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::std_instead_of_core
+)]
+
+use std::time::Duration;
+
+use mcp_sansio::{
+    Allowlist, CallToolResult, Config, Error, Event, ExchangeId, HttpError, HttpMethod,
+    HttpRequest, HttpSession, Instant, Limits, Op, ProtocolChoice, ProtocolViolation, RawObject,
+    ReplyHead, ToolRejection,
+};
+use serde_json::{json, Value};
+
+/// A reply the scripted server gives to one request.
+#[derive(Clone, Debug)]
+struct Reply {
+    status: u16,
+    content_type: Option<&'static str>,
+    session: Option<String>,
+    body: Vec<u8>,
+    /// The connection breaks after the body instead of ending it.
+    broken: bool,
+}
+
+fn json_reply(status: u16, body: Value) -> Reply {
+    Reply {
+        status,
+        content_type: Some("application/json"),
+        session: None,
+        body: body.to_string().into_bytes(),
+        broken: false,
+    }
+}
+
+fn sse_reply(text: &str) -> Reply {
+    Reply {
+        status: 200,
+        content_type: Some("text/event-stream; charset=utf-8"),
+        session: None,
+        body: text.as_bytes().to_vec(),
+        broken: false,
+    }
+}
+
+fn accepted() -> Reply {
+    Reply {
+        status: 202,
+        content_type: None,
+        session: None,
+        body: Vec::new(),
+        broken: false,
+    }
+}
+
+fn result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// A request as the server saw it: its method and its JSON-RPC body, if any.
+fn body(request: &HttpRequest) -> Value {
+    serde_json::from_slice(&request.body).unwrap_or(Value::Null)
+}
+
+fn rpc_method(request: &HttpRequest) -> String {
+    body(request)["method"].as_str().unwrap_or("").to_owned()
+}
+
+/// Drives the session against `server` until nothing is left to perform; `None` from the
+/// server leaves an exchange open (a reply that has not come yet). Every request is logged.
+struct Harness {
+    http: HttpSession,
+    now: Instant,
+    log: Vec<HttpRequest>,
+    aborted: Vec<ExchangeId>,
+    events: Vec<Event>,
+}
+
+impl Harness {
+    fn new(config: Config) -> Self {
+        Harness {
+            http: HttpSession::new(config),
+            now: Instant::ZERO,
+            log: Vec::new(),
+            aborted: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    fn run(&mut self, server: &mut dyn FnMut(&HttpRequest) -> Option<Reply>) {
+        loop {
+            while let Some(abort) = self.http.poll_abort() {
+                self.aborted.push(abort);
+            }
+            self.events
+                .extend(std::iter::from_fn(|| self.http.poll_event()));
+            let Some(request) = self.http.poll_request() else {
+                break;
+            };
+            self.log.push(request.clone());
+            let Some(reply) = server(&request) else {
+                continue;
+            };
+            self.feed(request.exchange, &reply);
+        }
+    }
+
+    fn feed(&mut self, exchange: ExchangeId, reply: &Reply) {
+        let head = ReplyHead {
+            status: reply.status,
+            content_type: reply.content_type,
+            session_id: reply.session.as_deref(),
+        };
+        self.http.handle_head(exchange, head, self.now);
+        // Cut in small pieces, as a network would.
+        for piece in reply.body.chunks(7) {
+            self.http.handle_body(exchange, piece, self.now);
+        }
+        if reply.broken {
+            self.http.handle_broken(exchange, self.now);
+        } else {
+            self.http.handle_end(exchange, self.now);
+        }
+    }
+
+    /// The event that ended `op`, taken out of those seen.
+    fn outcome<T: mcp_sansio::Awaited>(&mut self, op: Op<T>) -> Result<T, Error> {
+        let at = self
+            .events
+            .iter()
+            .position(|e| matches!(e, Event::Finished { op: o, .. } if *o == op.id()))
+            .unwrap_or_else(|| panic!("{op:?} did not finish; events: {:?}", self.events));
+        let event = self.events.remove(at);
+        op.finished(event).expect("the event is the op's")
+    }
+
+    fn methods(&self) -> Vec<String> {
+        self.log
+            .iter()
+            .map(|r| match r.method {
+                HttpMethod::Post => rpc_method(r),
+                HttpMethod::Get => "GET".to_owned(),
+                HttpMethod::Delete => "DELETE".to_owned(),
+                _ => "?".to_owned(),
+            })
+            .collect()
+    }
+}
+
+fn config(protocol: ProtocolChoice) -> Config {
+    let allowlist: Allowlist = ["get_weather", "word_count"].into_iter().collect();
+    let mut config = Config::new(allowlist);
+    config.protocol = protocol;
+    config.limits.operation_timeout = Duration::from_secs(10);
+    config
+}
+
+const MODERN: &str = "2026-07-28";
+
+/// A 2026-07-28 server: `server/discover`, one tool with an `x-mcp-header` region, and
+/// one whose marker is invalid.
+fn modern_server(request: &HttpRequest) -> Option<Reply> {
+    let message = body(request);
+    let id = &message["id"];
+    Some(match rpc_method(request).as_str() {
+        "server/discover" => json_reply(
+            200,
+            result(
+                id,
+                json!({"supportedVersions": [MODERN], "capabilities": {"tools": {}},
+                       "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern", "version": "1"}}}),
+            ),
+        ),
+        "tools/list" => json_reply(
+            200,
+            result(
+                id,
+                json!({"tools": [
+                    {"name": "get_weather", "inputSchema": {"type": "object", "properties": {
+                        "region": {"type": "string", "x-mcp-header": "Region"},
+                        "city": {"type": "string"}}}},
+                    {"name": "word_count", "inputSchema": {"type": "object", "properties": {
+                        "n": {"type": "number", "x-mcp-header": "N"}}}}
+                ]}),
+            ),
+        ),
+        "tools/call" => json_reply(
+            200,
+            result(id, json!({"content": [{"type": "text", "text": "sunny"}]})),
+        ),
+        _ => json_reply(
+            404,
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+        ),
+    })
+}
+
+#[test]
+fn a_stateless_session_names_method_name_and_marked_arguments_in_headers() {
+    let mut h = Harness::new(config(ProtocolChoice::Auto));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    h.run(&mut modern_server);
+    let connected = h.outcome(connect).unwrap();
+    assert_eq!(connected.version.as_str(), MODERN);
+
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut modern_server);
+    let catalog = h.outcome(list).unwrap();
+    let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["get_weather"],
+        "a tool with an invalid marker is left out"
+    );
+    assert_eq!(catalog.quarantined().len(), 1);
+    assert!(matches!(
+        catalog.quarantined()[0].reason,
+        ToolRejection::HeaderMarker(_)
+    ));
+
+    let args = RawObject::parse(
+        r#"{"region":"Île-de-France","city":"Paris"}"#,
+        &Limits::default(),
+    )
+    .unwrap();
+    let call = h
+        .http
+        .client_mut()
+        .call_tool("get_weather", &args, h.now)
+        .unwrap();
+    h.run(&mut modern_server);
+    let result: CallToolResult = h.outcome(call).unwrap();
+    assert_eq!(result.text(), "sunny");
+
+    assert_eq!(h.methods(), ["server/discover", "tools/list", "tools/call"]);
+    for request in &h.log {
+        assert_eq!(request.method, HttpMethod::Post);
+        assert_eq!(
+            request.header("accept"),
+            Some("application/json, text/event-stream")
+        );
+        assert_eq!(request.header("content-type"), Some("application/json"));
+        assert_eq!(request.header("mcp-protocol-version"), Some(MODERN));
+        assert_eq!(
+            request.header("mcp-method"),
+            Some(rpc_method(request).as_str())
+        );
+        assert_eq!(request.header("mcp-session-id"), None);
+    }
+    let call = &h.log[2];
+    assert_eq!(call.header("Mcp-Name"), Some("get_weather"));
+    assert_eq!(
+        call.header("Mcp-Param-Region"),
+        Some("=?base64?w45sZS1kZS1GcmFuY2U=?=")
+    );
+    assert_eq!(h.log[1].header("Mcp-Name"), None);
+    assert_eq!(h.http.open_exchanges(), 0);
+}
+
+/// A server of the handshake revisions with sessions: refuses `server/discover` as the
+/// Python SDK does (400, an error with its own placeholder id), answers on SSE with a
+/// priming event, and logs which session each request carried.
+struct LegacyServer {
+    sessions: u32,
+    live: Option<String>,
+    /// Answer every request (after the handshake) with 404 this many times.
+    expire: u32,
+}
+
+impl LegacyServer {
+    fn new() -> Self {
+        LegacyServer {
+            sessions: 0,
+            live: None,
+            expire: 0,
+        }
+    }
+
+    fn reply(&mut self, request: &HttpRequest) -> Option<Reply> {
+        let message = body(request);
+        let id = message["id"].clone();
+        let method = rpc_method(request);
+        if request.method == HttpMethod::Delete {
+            self.live = None;
+            return Some(accepted());
+        }
+        if method == "server/discover" {
+            return Some(json_reply(
+                400,
+                json!({"jsonrpc": "2.0", "id": "server-error",
+                       "error": {"code": -32600, "message": "Bad Request: Missing session ID"}}),
+            ));
+        }
+        if method == "initialize" {
+            assert_eq!(request.header("mcp-session-id"), None);
+            self.sessions += 1;
+            let session = format!("session-{}", self.sessions);
+            self.live = Some(session.clone());
+            let mut reply = json_reply(
+                200,
+                result(
+                    &id,
+                    json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                           "serverInfo": {"name": "legacy", "version": "1"}}),
+                ),
+            );
+            reply.session = Some(session);
+            return Some(reply);
+        }
+        if request.header("mcp-session-id") != self.live.as_deref() || self.expire > 0 {
+            self.expire = self.expire.saturating_sub(1);
+            return Some(json_reply(404, json!({"error": "session not found"})));
+        }
+        assert_eq!(request.header("mcp-protocol-version"), Some("2025-11-25"));
+        Some(match method.as_str() {
+            "notifications/initialized" | "notifications/cancelled" => accepted(),
+            "tools/list" => json_reply(
+                200,
+                result(
+                    &id,
+                    json!({"tools": [{"name": "word_count", "inputSchema": {"type": "object"}}]}),
+                ),
+            ),
+            "tools/call" => sse_reply(&format!(
+                "id: ev-0\ndata:\n\n: keep-alive\n\nid: ev-1\ndata: {}\n\n",
+                result(&id, json!({"content": [{"type": "text", "text": "4"}]}))
+            )),
+            _ if message.get("result").is_some() => accepted(),
+            other => panic!("unexpected {other}"),
+        })
+    }
+}
+
+fn legacy_connected(server: &mut LegacyServer) -> Harness {
+    let mut h = Harness::new(config(ProtocolChoice::Auto));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    h.run(&mut |r| server.reply(r));
+    assert_eq!(h.outcome(connect).unwrap().version.as_str(), "2025-11-25");
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut |r| server.reply(r));
+    h.outcome(list).unwrap();
+    h
+}
+
+fn call(h: &mut Harness) -> Op<CallToolResult> {
+    let now = h.now;
+    h.http
+        .client_mut()
+        .call_tool("word_count", &RawObject::empty(), now)
+        .unwrap()
+}
+
+#[test]
+fn a_legacy_session_falls_back_from_the_probe_and_echoes_its_id() {
+    let mut server = LegacyServer::new();
+    let mut h = legacy_connected(&mut server);
+    let op = call(&mut h);
+    h.run(&mut |r| server.reply(r));
+    assert_eq!(h.outcome(op).unwrap().text(), "4");
+    assert_eq!(
+        h.methods(),
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "tools/list",
+            "tools/call"
+        ]
+    );
+    // The probe names the modern revision; initialize names none; then the session's.
+    assert_eq!(h.log[0].header("MCP-Protocol-Version"), Some(MODERN));
+    assert_eq!(h.log[0].header("Mcp-Method"), Some("server/discover"));
+    assert_eq!(h.log[1].header("MCP-Protocol-Version"), None);
+    for later in &h.log[2..] {
+        assert_eq!(later.header("Mcp-Session-Id"), Some("session-1"));
+        assert_eq!(later.header("MCP-Protocol-Version"), Some("2025-11-25"));
+        assert_eq!(later.header("Mcp-Method"), None);
+    }
+    assert_eq!(h.http.session_id(), Some("session-1"));
+    let delete = h.http.close().expect("a session with an id is deleted");
+    assert_eq!(delete.method, HttpMethod::Delete);
+    assert_eq!(delete.header("Mcp-Session-Id"), Some("session-1"));
+}
+
+#[test]
+fn an_expired_session_is_renewed_once_and_the_refused_request_sent_again() {
+    let mut server = LegacyServer::new();
+    let mut h = legacy_connected(&mut server);
+    server.expire = 1;
+    let op = call(&mut h);
+    h.run(&mut |r| server.reply(r));
+    assert_eq!(h.outcome(op).unwrap().text(), "4");
+    let calls: Vec<&HttpRequest> = h
+        .log
+        .iter()
+        .filter(|r| rpc_method(r) == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        calls[0].body, calls[1].body,
+        "the same request, the same id"
+    );
+    assert_eq!(calls[0].header("Mcp-Session-Id"), Some("session-1"));
+    assert_eq!(calls[1].header("Mcp-Session-Id"), Some("session-2"));
+    assert_eq!(
+        &h.methods()[4..],
+        [
+            "tools/call",
+            "initialize",
+            "notifications/initialized",
+            "tools/call"
+        ]
+    );
+    // No event says the renewal happened apart from the call's own end.
+    assert!(h.events.is_empty(), "{:?}", h.events);
+}
+
+#[test]
+fn a_second_404_in_a_row_fails_instead_of_looping() {
+    let mut server = LegacyServer::new();
+    let mut h = legacy_connected(&mut server);
+    server.expire = 5;
+    let op = call(&mut h);
+    h.run(&mut |r| server.reply(r));
+    assert_eq!(
+        h.outcome(op),
+        Err(Error::Http(HttpError::SessionRenewalFailed))
+    );
+    assert!(h.http.client().is_failed());
+    let initializes = h.methods().iter().filter(|m| *m == "initialize").count();
+    assert_eq!(initializes, 2, "one renewal, no more");
+}
+
+#[test]
+fn requests_the_old_session_took_fail_and_are_never_replayed() {
+    let mut server = LegacyServer::new();
+    let mut h = legacy_connected(&mut server);
+    // The first call is taken and left unanswered; the second finds the session gone.
+    let first = call(&mut h);
+    h.run(&mut |_| None);
+    server.expire = 1;
+    let second = call(&mut h);
+    h.run(&mut |r| server.reply(r));
+    assert_eq!(h.outcome(first), Err(Error::Http(HttpError::SessionEnded)));
+    assert_eq!(h.outcome(second).unwrap().text(), "4");
+    let calls = h.methods().iter().filter(|m| *m == "tools/call").count();
+    assert_eq!(calls, 3, "first once, second twice");
+    assert!(
+        h.aborted.contains(&h.log[5].exchange),
+        "the first's stream is dropped"
+    );
+}
+
+#[test]
+fn statuses_without_a_jsonrpc_body_are_typed_and_the_status_table_reads_as_rpc_errors() {
+    for (status, body, expected) in [
+        (401, json!("no"), Error::Http(HttpError::Unauthorized)),
+        (403, json!({}), Error::Http(HttpError::Forbidden)),
+        (
+            307,
+            json!(null),
+            Error::Http(HttpError::Redirected { status: 307 }),
+        ),
+        (
+            500,
+            json!([1]),
+            Error::Http(HttpError::Status { status: 500 }),
+        ),
+    ] {
+        let mut h = Harness::new(config(ProtocolChoice::Stateless));
+        let connect = h.http.client_mut().connect(h.now).unwrap();
+        h.run(&mut |_| Some(json_reply(status, body.clone())));
+        assert_eq!(h.outcome(connect).unwrap_err(), expected, "status {status}");
+    }
+    // 400 with -32602 and 404 with -32601 read as the JSON-RPC errors they carry.
+    let mut h = Harness::new(config(ProtocolChoice::Stateless));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    h.run(&mut modern_server);
+    h.outcome(connect).unwrap();
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut |r| {
+        let id = body(r)["id"].clone();
+        Some(json_reply(
+            400,
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "missing _meta key"}}),
+        ))
+    });
+    let Err(Error::Rpc(error)) = h.outcome(list) else {
+        panic!()
+    };
+    assert_eq!(error.code.0, -32602);
+}
+
+#[test]
+fn a_reply_of_another_type_or_too_long_fails_its_request() {
+    let mut limits = Limits::default();
+    limits.frame_bytes = 512;
+    for (reply, expected) in [
+        (
+            Reply {
+                content_type: Some("text/html"),
+                ..json_reply(200, json!({}))
+            },
+            Error::Http(HttpError::ContentType),
+        ),
+        (accepted(), Error::Http(HttpError::NoAnswer)),
+        (
+            json_reply(200, json!({"pad": "x".repeat(600)})),
+            Error::Protocol(ProtocolViolation::FrameTooLong { limit: 512 }),
+        ),
+        (
+            sse_reply(&format!("data: {}\n\n", "x".repeat(600))),
+            Error::Protocol(ProtocolViolation::FrameTooLong { limit: 512 }),
+        ),
+    ] {
+        let mut config = config(ProtocolChoice::Stateless);
+        config.limits = limits;
+        let mut h = Harness::new(config);
+        let connect = h.http.client_mut().connect(h.now).unwrap();
+        h.run(&mut |_| Some(reply.clone()));
+        assert_eq!(h.outcome(connect).unwrap_err(), expected);
+        assert_eq!(h.http.open_exchanges(), 0);
+    }
+}
+
+#[test]
+fn a_session_id_that_is_not_visible_ascii_fails_the_connection() {
+    for bad in ["has space", "", "é"] {
+        let mut server = LegacyServer::new();
+        let mut h = Harness::new(config(ProtocolChoice::Stateful));
+        let connect = h.http.client_mut().connect(h.now).unwrap();
+        h.run(&mut |r| {
+            let mut reply = server.reply(r)?;
+            reply.session = reply.session.map(|_| bad.to_owned());
+            Some(reply)
+        });
+        assert_eq!(
+            h.outcome(connect),
+            Err(Error::Http(HttpError::InvalidSessionId)),
+            "{bad:?}"
+        );
+    }
+}
+
+#[test]
+fn a_broken_stateless_stream_fails_its_request_and_is_not_sent_again() {
+    let mut h = Harness::new(config(ProtocolChoice::Stateless));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    h.run(&mut modern_server);
+    h.outcome(connect).unwrap();
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut |_| {
+        let mut reply = sse_reply("id: 1\ndata:\n\n");
+        reply.broken = true;
+        Some(reply)
+    });
+    assert_eq!(h.outcome(list), Err(Error::Http(HttpError::StreamBroken)));
+    assert_eq!(h.methods(), ["server/discover", "tools/list"]);
+}
+
+#[test]
+fn a_broken_legacy_stream_is_resumed_from_its_last_event_after_its_retry_time() {
+    let mut server = LegacyServer::new();
+    let mut h = legacy_connected(&mut server);
+    let op = call(&mut h);
+    let mut answered = None;
+    h.run(&mut |r| {
+        if r.method == HttpMethod::Get {
+            return None;
+        }
+        let mut reply = sse_reply("retry: 1500\nid: ev-7\ndata:\n\n");
+        reply.broken = true;
+        answered = Some(body(r)["id"].clone());
+        Some(reply)
+    });
+    assert_eq!(h.methods().last().map(String::as_str), Some("tools/call"));
+    assert_eq!(h.http.poll_timeout(), Some(Instant::from_millis(1500)));
+    h.now = Instant::from_millis(1500);
+    h.http.handle_timeout(h.now);
+    let id = answered.unwrap();
+    h.run(&mut |r| {
+        assert_eq!(r.method, HttpMethod::Get);
+        assert_eq!(r.header("Last-Event-ID"), Some("ev-7"));
+        assert_eq!(r.header("Accept"), Some("text/event-stream"));
+        assert_eq!(r.header("Mcp-Session-Id"), Some("session-1"));
+        Some(sse_reply(&format!(
+            "id: ev-8\ndata: {}\n\n",
+            result(
+                &id,
+                json!({"content": [{"type": "text", "text": "resumed"}]})
+            )
+        )))
+    });
+    assert_eq!(h.outcome(op).unwrap().text(), "resumed");
+}
+
+#[test]
+fn resuming_is_bounded() {
+    let mut server = LegacyServer::new();
+    let mut h = legacy_connected(&mut server);
+    let op = call(&mut h);
+    let breaking = |_: &HttpRequest| {
+        let mut reply = sse_reply("id: again\ndata:\n\n");
+        reply.broken = true;
+        Some(reply)
+    };
+    h.run(&mut { breaking });
+    for _ in 0..10 {
+        h.now = h.http.poll_timeout().unwrap_or(h.now);
+        h.http.handle_timeout(h.now);
+        h.run(&mut { breaking });
+    }
+    assert_eq!(h.outcome(op), Err(Error::Http(HttpError::StreamBroken)));
+    let gets = h.log.iter().filter(|r| r.method == HttpMethod::Get).count();
+    assert_eq!(gets, Limits::default().stream_resumes);
+}
+
+#[test]
+fn a_deadline_aborts_the_stream_and_only_a_legacy_session_posts_a_cancel() {
+    // Stateless: the stream is dropped, nothing is posted.
+    let mut h = Harness::new(config(ProtocolChoice::Stateless));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    h.run(&mut modern_server);
+    h.outcome(connect).unwrap();
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut |_| None);
+    let exchange = h.log[1].exchange;
+    h.now = h.http.poll_timeout().unwrap();
+    h.http.handle_timeout(h.now);
+    h.run(&mut |_| panic!("nothing is posted"));
+    assert!(matches!(h.outcome(list), Err(Error::Timeout { .. })));
+    assert!(h.aborted.contains(&exchange));
+
+    // Legacy: the stream is dropped and notifications/cancelled posted.
+    let mut server = LegacyServer::new();
+    let mut h = legacy_connected(&mut server);
+    let op = call(&mut h);
+    h.run(&mut |_| None);
+    let exchange = h.log.last().unwrap().exchange;
+    h.now = h.http.poll_timeout().unwrap();
+    h.http.handle_timeout(h.now);
+    h.run(&mut |r| server.reply(r));
+    assert!(matches!(h.outcome(op), Err(Error::Timeout { .. })));
+    assert!(h.aborted.contains(&exchange));
+    assert_eq!(
+        h.methods().last().map(String::as_str),
+        Some("notifications/cancelled")
+    );
+}
+
+#[test]
+fn a_server_request_on_a_legacy_stream_is_answered_by_a_post() {
+    let mut server = LegacyServer::new();
+    let mut h = legacy_connected(&mut server);
+    let op = call(&mut h);
+    h.run(&mut |r| {
+        if rpc_method(r) != "tools/call" {
+            return server.reply(r);
+        }
+        let id = body(r)["id"].clone();
+        Some(sse_reply(&format!(
+            "data: {}\n\ndata: {}\n\n",
+            json!({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"}),
+            result(&id, json!({"content": []}))
+        )))
+    });
+    h.outcome(op).unwrap();
+    let answer = h.log.last().unwrap();
+    assert_eq!(
+        body(answer),
+        json!({"jsonrpc": "2.0", "id": "srv-1", "result": {}})
+    );
+    assert_eq!(answer.header("Mcp-Session-Id"), Some("session-1"));
+}
