@@ -500,7 +500,7 @@ impl HttpSession {
         let (sent, carried_session) = (entry.sent, entry.body.is_some());
         let Sent::Request { id, method } = sent else {
             // 202 (or any status) to a notification or a response: nothing more to read.
-            self.end_exchange(at);
+            self.forget(at);
             if head.status == 404 && self.session_id.is_some() {
                 self.expired(None, now);
             }
@@ -508,7 +508,7 @@ impl HttpSession {
         };
         if head.status == 404 && carried_session {
             let body = entry.body.take().unwrap_or_default();
-            self.end_exchange(at);
+            self.forget(at);
             return self.expired(Some((sent, body)), now);
         }
         if head.status != 404 {
@@ -521,7 +521,7 @@ impl HttpSession {
             if method == Method::Initialize {
                 if let Some(session) = head.session_id {
                     if !valid_session_id(session, self.limits.session_id_bytes) {
-                        self.end_exchange(at);
+                        self.forget(at);
                         return self.client.fail(HttpError::InvalidSessionId.into());
                     }
                     self.session_id = Some(String::from(session));
@@ -532,14 +532,14 @@ impl HttpSession {
                 Some(Media::Json) => Some(Reply::Json(Vec::new())),
                 Some(Media::EventStream) => Some(Reply::Stream),
                 None => {
-                    self.end_exchange(at);
+                    self.forget(at);
                     return self
                         .client
                         .refuse(id, HttpError::ContentType.into(), false, now);
                 }
             };
             let Some(reply) = reply else {
-                self.end_exchange(at);
+                self.forget(at);
                 return self
                     .client
                     .refuse(id, HttpError::NoAnswer.into(), false, now);
@@ -574,7 +574,7 @@ impl HttpSession {
         match &mut entry.reply {
             Reply::Json(body) => {
                 if body.len().saturating_add(bytes.len()) >= limit {
-                    self.end_exchange(at);
+                    self.abort(at);
                     let too_long = ProtocolViolation::FrameTooLong { limit };
                     return self.client.refuse(id, too_long.into(), false, now);
                 }
@@ -592,7 +592,7 @@ impl HttpSession {
                     match reader.next_event(&mut bytes) {
                         Sse::NeedMore => break,
                         Sse::TooLong { limit } => {
-                            self.end_exchange(at);
+                            self.abort(at);
                             let too_long = ProtocolViolation::FrameTooLong { limit };
                             return self.client.refuse(id, too_long.into(), false, now);
                         }
@@ -605,7 +605,7 @@ impl HttpSession {
                 }
                 if !self.client.waits_for(id) {
                     // Answered (or ended otherwise): the rest of the stream is not needed.
-                    self.end_exchange(at);
+                    self.abort(at);
                 }
             }
             Reply::Waiting | Reply::Ignored => {}
@@ -622,12 +622,12 @@ impl HttpSession {
             return;
         };
         let Sent::Request { id, .. } = entry.sent else {
-            self.end_exchange(at);
+            self.forget(at);
             return;
         };
         match core::mem::replace(&mut entry.reply, Reply::Ignored) {
             Reply::Json(body) => {
-                self.end_exchange(at);
+                self.forget(at);
                 self.client.handle_message(&body, now);
                 if self.client.waits_for(id) {
                     self.client
@@ -635,7 +635,7 @@ impl HttpSession {
                 }
             }
             Reply::Refused { status, body } => {
-                self.end_exchange(at);
+                self.forget(at);
                 self.refused(id, status, &body, now);
             }
             Reply::Stream => {
@@ -645,7 +645,7 @@ impl HttpSession {
                 self.stream_lost(at, id, HttpError::NoAnswer, now);
             }
             Reply::Waiting | Reply::Ignored => {
-                self.end_exchange(at);
+                self.forget(at);
                 if self.client.waits_for(id) {
                     self.client
                         .refuse(id, HttpError::NoAnswer.into(), false, now);
@@ -664,7 +664,7 @@ impl HttpSession {
             return;
         };
         let Sent::Request { id, .. } = entry.sent else {
-            self.end_exchange(at);
+            self.forget(at);
             return;
         };
         if let Some(reader) = entry.stream.as_mut() {
@@ -677,7 +677,7 @@ impl HttpSession {
     /// the revision and the stream's event id allow, else fail the request with `error`.
     fn stream_lost(&mut self, at: usize, id: i64, error: HttpError, now: Instant) {
         if !self.client.waits_for(id) {
-            return self.end_exchange(at);
+            return self.forget(at);
         }
         // Only a session of the handshake revisions resumes streams.
         let resumable = self.session_id.is_some();
@@ -695,7 +695,7 @@ impl HttpSession {
             event_id,
             resumable && entry.resumes < self.limits.stream_resumes,
         ) else {
-            self.end_exchange(at);
+            self.forget(at);
             return self.client.refuse(id, error.into(), false, now);
         };
         entry.resumes += 1;
@@ -778,8 +778,15 @@ impl HttpSession {
         self.client.renew_session(keep, now);
     }
 
-    /// Forgets exchange `at`; the transport is told to stop reading it.
-    fn end_exchange(&mut self, at: usize) {
+    /// Forgets exchange `at`, whose reply the transport reads to its end or has.
+    fn forget(&mut self, at: usize) {
+        if at < self.exchanges.len() {
+            self.exchanges.swap_remove(at);
+        }
+    }
+
+    /// Forgets exchange `at`, and tells the transport to stop reading its reply.
+    fn abort(&mut self, at: usize) {
         if at < self.exchanges.len() {
             let exchange = self.exchanges.swap_remove(at);
             self.aborts.push_back(exchange.id);

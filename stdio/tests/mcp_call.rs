@@ -286,8 +286,8 @@ fn usage_errors_exit_2_before_any_server_starts() {
         run.failed(2, needle);
         assert!(!server.started(), "{args:?} started the server");
     }
-    // No server command at all.
-    mcp_call(&["--list"]).failed(2, "<COMMAND>");
+    // No server at all: neither a URL nor a command.
+    mcp_call(&["--list"]).failed(2, "<--url <URL>|COMMAND>");
     // No action.
     mcp_call(&["--", "true"]).failed(2, "--list");
 }
@@ -559,4 +559,131 @@ fn an_untyped_schema_is_refused_unless_asked_for() {
     let run = server.run(&word_count(&wrong), "untyped");
     run.failed(3, "argument 'text' must be a string");
     assert_eq!(server.calls().len(), 1);
+}
+
+/// The teaching server listening over Streamable HTTP, ended when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+    log: PathBuf,
+}
+
+impl HttpServer {
+    fn start(name: &str, mode: &str, extra: &[&str]) -> HttpServer {
+        let log =
+            std::env::temp_dir().join(format!("mcp-call-http-{}-{name}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&log);
+        let mut child = Command::new(teaching_server())
+            .args(["serve", "--mode", mode, "--http", "127.0.0.1:0", "--log"])
+            .arg(&log)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // It prints its URL once it listens.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut url = Vec::new();
+        let mut byte = [0_u8];
+        while stdout.read(&mut byte).unwrap() == 1 && byte[0] != b'\n' {
+            url.push(byte[0]);
+        }
+        HttpServer {
+            child,
+            url: String::from_utf8(url).unwrap(),
+            log,
+        }
+    }
+
+    fn calls(&self) -> usize {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+#[test]
+fn over_http_every_revision_lists_and_calls_and_refuses_what_is_not_allowed() {
+    for (mode, extra) in [
+        ("normal", &[][..]),
+        ("modern", &[][..]),
+        ("legacy", &[][..]),
+        ("legacy", &["--sse"][..]),
+        ("notify", &["--sse"][..]),
+        ("expire", &[][..]),
+    ] {
+        let server = HttpServer::start(mode, mode, extra);
+        let list = mcp_call(&["--url", &server.url, "--list"]);
+        list.succeeded();
+        assert!(list.stdout.contains("word_count\t"), "{mode}: {list:?}");
+        let mut args = vec![
+            "--url",
+            server.url.as_str(),
+            "--args",
+            r#"{"text":"a b c"}"#,
+        ];
+        args.extend(word_count(&[]));
+        let call = mcp_call(&args);
+        call.succeeded();
+        assert_eq!(call.stdout, "3\n", "{mode} {extra:?}");
+        assert_eq!(
+            server.calls(),
+            1,
+            "{mode} {extra:?}: the call reached the server once"
+        );
+        let refused = mcp_call(&["--url", &server.url, "--call", "place_purchase"]);
+        refused.failed(3, "not allowed");
+        assert_eq!(server.calls(), 1, "{mode}: a refused call sends nothing");
+    }
+}
+
+#[test]
+fn over_http_each_failure_ends_by_its_deadline_with_its_exit_code() {
+    for (mode, extra, code, needle, calls) in [
+        ("unauthorized", &[][..], 4, "401", 0),
+        ("redirect", &[][..], 4, "redirect, which is not followed", 0),
+        (
+            "wrong-content-type",
+            &[][..],
+            4,
+            "neither application/json",
+            0,
+        ),
+        ("oversized", &[][..], 4, "65536-byte limit", 1),
+        ("endless-event", &[][..], 4, "65536-byte limit", 1),
+        ("wrong-id", &["--sse"][..], 4, "never sent", 1),
+        ("endless-stream", &[][..], 5, "deadline", 1),
+        ("hang", &[][..], 5, "deadline", 1),
+        // A byte every 20 ms: the deadline covers the whole reply, not each read.
+        ("trickle", &["--sse"][..], 5, "deadline", 1),
+    ] {
+        let server = HttpServer::start(mode, mode, extra);
+        let mut args = vec![
+            "--url",
+            server.url.as_str(),
+            "--timeout-ms",
+            "1500",
+            "--frame-limit",
+            "65536",
+        ];
+        args.extend(word_count(&[]));
+        let run = mcp_call(&args);
+        run.failed(code, needle);
+        assert!(run.took < Duration::from_secs(5), "{mode}: {run:?}");
+        assert_eq!(server.calls(), calls, "{mode}");
+    }
+    let unreachable = mcp_call(&["--url", "http://127.0.0.1:1/mcp", "--list"]);
+    unreachable.failed(7, "could not be reached");
+    let not_http = mcp_call(&["--url", "ftp://x/mcp", "--list"]);
+    not_http.failed(2, "does not start with http://");
 }

@@ -11,10 +11,12 @@
 #![allow(clippy::indexing_slicing)]
 
 use std::io::{self, BufRead, Write};
+
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+mod http;
 mod modes;
 
 use modes::Mode;
@@ -30,7 +32,8 @@ struct Serve {
     mode: Mode,
     log: Option<std::fs::File>,
     delay: Duration,
-    out: io::Stdout,
+    /// Where messages go: stdout, or (over HTTP) the reply being built.
+    out: Out,
     /// The id of the last request answered, for the `stale` mode.
     last_answered: Option<Value>,
     /// A `tools/call` held back, for the `reverse` mode.
@@ -38,8 +41,30 @@ struct Serve {
     calls: usize,
 }
 
-/// Serves on stdin and stdout until stdin ends, as `serve`'s `args` say (`--mode MODE`,
-/// `--log PATH`, `--pid-file PATH`, `--delay-ms N`).
+/// Where the server's messages go.
+enum Out {
+    Stdout(io::Stdout),
+    /// Over HTTP: the lines of the reply to the request being handled.
+    Reply(Vec<u8>),
+}
+
+impl Out {
+    /// Writes `bytes` at once (flushed, on stdout).
+    fn write(&mut self, bytes: &[u8]) {
+        match self {
+            Out::Stdout(out) => {
+                let mut out = out.lock();
+                let _ = out.write_all(bytes);
+                let _ = out.flush();
+            }
+            Out::Reply(reply) => reply.extend_from_slice(bytes),
+        }
+    }
+}
+
+/// Serves on stdin and stdout until stdin ends, or over HTTP with `--http ADDR`, as
+/// `serve`'s `args` say (`--mode MODE`, `--log PATH`, `--pid-file PATH`, `--delay-ms N`,
+/// `--http ADDR`, `--sse`).
 ///
 /// # Errors
 /// A sentence for the user when an argument is wrong or a file cannot be opened.
@@ -87,11 +112,15 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         mode,
         log,
         delay,
-        out: io::stdout(),
+        out: Out::Stdout(io::stdout()),
         last_answered: None,
         held: None,
         calls: 0,
     };
+    if let Some(addr) = option(args, "--http") {
+        server.out = Out::Reply(Vec::new());
+        return http::serve(addr, server, args.iter().any(|a| a == "--sse"));
+    }
     for line in io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         if mode == Mode::StderrLog {
@@ -127,9 +156,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
 
 impl Serve {
     fn send(&mut self, message: &Value) {
-        let mut out = self.out.lock();
-        let _ = writeln!(out, "{message}");
-        let _ = out.flush();
+        self.out.write(format!("{message}\n").as_bytes());
     }
 
     fn answer(&mut self, id: &Value, result: Value) {
@@ -303,18 +330,18 @@ impl Serve {
             }
             Mode::Oversized => self.answer(id, text_result(&"x".repeat(100_000))),
             Mode::StdoutLog => {
-                let _ = writeln!(self.out.lock(), "calling tool now");
+                self.out.write(b"calling tool now\n");
                 self.answer(id, result);
             }
             Mode::Hang => {}
             Mode::Trickle => {
                 let line = format!("{}\n", json!({"jsonrpc":"2.0","id":id,"result":result}));
+                // Over HTTP the reply is dripped by the transport instead.
                 for byte in line.as_bytes() {
-                    let mut out = self.out.lock();
-                    let _ = out.write_all(&[*byte]);
-                    let _ = out.flush();
-                    drop(out);
-                    std::thread::sleep(Duration::from_millis(20));
+                    self.out.write(&[*byte]);
+                    if matches!(self.out, Out::Stdout(_)) {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
                 }
             }
             Mode::Notify | Mode::Flood => {

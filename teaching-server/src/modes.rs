@@ -60,10 +60,22 @@ pub(crate) enum Mode {
     /// A second server for a host: the seeds' support desk, with `search_policy` and
     /// `process_refund` in place of the stock tools.
     Support,
+    /// Over HTTP: answers every request with 401.
+    Unauthorized,
+    /// Over HTTP: answers every request with a redirect to another origin.
+    Redirect,
+    /// Over HTTP: ends the session at the first call (404), once.
+    Expire,
+    /// Over HTTP: answers requests as `text/html`.
+    WrongContentType,
+    /// Over HTTP: answers a call with a server-sent event whose data never ends.
+    EndlessEvent,
+    /// Over HTTP: answers a call with a stream of keep-alive comments that never ends.
+    EndlessStream,
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 26] = [
+    pub(crate) const ALL: [(&'static str, Mode); 32] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -90,6 +102,12 @@ impl Mode {
         ("untyped", Mode::Untyped),
         ("list-changed", Mode::ListChanged),
         ("support", Mode::Support),
+        ("unauthorized", Mode::Unauthorized),
+        ("redirect", Mode::Redirect),
+        ("expire", Mode::Expire),
+        ("wrong-content-type", Mode::WrongContentType),
+        ("endless-event", Mode::EndlessEvent),
+        ("endless-stream", Mode::EndlessStream),
     ];
 
     pub(crate) fn parse(name: &str) -> Result<Mode, String> {

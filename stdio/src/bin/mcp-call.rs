@@ -6,12 +6,13 @@
 //! mcp-call [OPTIONS] --list -- COMMAND [ARG...]
 //! mcp-call [OPTIONS] --offer anthropic|openai-chat|openai-responses --allow NAME... -- COMMAND [ARG...]
 //! mcp-call [OPTIONS] --call NAME --allow NAME [--args JSON] -- COMMAND [ARG...]
+//! mcp-call [OPTIONS] --url URL [--header 'NAME: VALUE']... --list | --offer ... | --call ...
 //! ```
 //!
 //! Exit codes: 0 success; 1 the tool reported an error; 2 usage error; 3 refused by this
 //! application (not allowed, or arguments that break the tool's inputSchema), nothing sent; 4 the server broke the protocol or is incompatible; 5 a
 //! deadline passed; 6 the server answered with a JSON-RPC error; 7 the server could not be
-//! started, or exited or closed its output early. Every non-zero exit prints one line on
+//! started, or exited or closed its output early (over HTTP: could not be reached). Every non-zero exit prints one line on
 //! stderr.
 
 use std::ffi::OsString;
@@ -29,6 +30,7 @@ use mcp_sansio::{
     ProtocolChoice, ProtocolVersion, RawObject,
 };
 use mcp_sansio_host::{Palette, PaletteConfig, Provider};
+use mcp_sansio_http::{HttpClient, HttpClientError};
 use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError, DEFAULT_GRACE};
 
 /// List or call the tools of an MCP server over stdio, safely.
@@ -39,6 +41,7 @@ use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError, DEFAU
 #[derive(Debug, Parser)]
 #[command(name = "mcp-call", version, max_term_width = 100)]
 #[command(group(ArgGroup::new("action").required(true).args(["list", "call", "offer"])))]
+#[command(group(ArgGroup::new("server").required(true).args(["url", "command"])))]
 struct Cli {
     /// Print the server's tools, one per line: name, a tab, the first line of its description.
     #[arg(long)]
@@ -94,9 +97,29 @@ struct Cli {
     #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
     env: Vec<(String, String)>,
 
+    /// Reach the server over Streamable HTTP at URL (its MCP endpoint) instead of starting
+    /// one.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+
+    /// Send the header NAME: VALUE with every HTTP request (repeatable), such as a bearer
+    /// token; it goes to --url only, as redirects are not followed.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url",
+          value_parser = parse_header)]
+    headers: Vec<(String, String)>,
+
     /// The server to start, and its arguments.
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[arg(last = true, value_name = "COMMAND")]
     command: Vec<OsString>,
+}
+
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    match s.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_owned(), value.trim().to_owned()))
+        }
+        _ => Err(String::from("expected 'NAME: VALUE'")),
+    }
 }
 
 fn parse_frame_limit(s: &str) -> Result<usize, String> {
@@ -161,19 +184,36 @@ impl Failure {
         }
     }
 
+    /// The exit code for the core's `error`, by whose fault it was.
+    fn code(error: &Error) -> u8 {
+        match error {
+            Error::Malformed(_) | Error::Protocol(_) | Error::Incompatible(_) | Error::Http(_) => {
+                Self::PROTOCOL
+            }
+            Error::Rpc(_) => Self::RPC_ERROR,
+            Error::Timeout { .. } => Self::DEADLINE,
+            Error::Closed => Self::SERVER_GONE,
+            // Refusals (the arguments were checked before the server started), and
+            // anything else the client declined to send.
+            _ => Self::REFUSED,
+        }
+    }
+
+    /// The failure of the step `doing` over HTTP.
+    fn of_http(doing: &str, error: &HttpClientError) -> Self {
+        let code = match error {
+            HttpClientError::InvalidUrl(_) => Self::USAGE,
+            HttpClientError::Mcp(e) => Self::code(e),
+            _ => Self::SERVER_GONE,
+        };
+        Failure::new(code, format!("{doing}: {}", chain(error)))
+    }
+
     /// The failure of the step `doing` (such as "calling tool \"x\""), by whose fault it was.
     fn of(doing: &str, error: &StdioError, stderr: &StderrMode) -> Self {
         let code = match error {
             StdioError::Spawn(_) | StdioError::Io(_) => Self::SERVER_GONE,
-            StdioError::Mcp(e) => match e {
-                Error::Malformed(_) | Error::Protocol(_) | Error::Incompatible(_) => Self::PROTOCOL,
-                Error::Rpc(_) => Self::RPC_ERROR,
-                Error::Timeout { .. } => Self::DEADLINE,
-                Error::Closed => Self::SERVER_GONE,
-                // Refusals (the arguments were checked before the server started), and
-                // anything else the client declined to send.
-                _ => Self::REFUSED,
-            },
+            StdioError::Mcp(e) => Self::code(e),
             // Reported by `main` as the signal it was.
             _ => Self::SERVER_GONE,
         };
@@ -292,6 +332,18 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
     }
     config.client_name = String::from("mcp-call");
 
+    if let Some(url) = &cli.url {
+        let mut server = HttpClient::new(url, config)
+            .map_err(|e| Failure::of_http("reaching the server", &e))?;
+        for (name, value) in &cli.headers {
+            server = server
+                .header(name, value)
+                .map_err(|e| Failure::of_http("reaching the server", &e))?;
+        }
+        let done = session(&mut Remote::Http(&mut server), cli, &limits, call.as_ref());
+        server.close();
+        return done;
+    }
     let (program, args) = cli
         .command
         .split_first()
@@ -316,22 +368,69 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         )
     })?;
     server.stop_when(Arc::clone(stop));
-    let done = session(&mut server, cli, &limits, call.as_ref());
+    let done = session(
+        &mut Remote::Stdio(&mut server, &cli.stderr),
+        cli,
+        &limits,
+        call.as_ref(),
+    );
     // Ends the group whatever happened; a failure to reap cannot change the outcome.
     let _ = server.close(DEFAULT_GRACE);
     done
 }
 
+/// The server, over either transport; each step's failure says what was being done.
+enum Remote<'a> {
+    Stdio(&'a mut StdioClient, &'a StderrMode),
+    Http(&'a mut HttpClient),
+}
+
+impl Remote<'_> {
+    fn connect(&mut self) -> Result<(), Failure> {
+        match self {
+            Remote::Stdio(server, stderr) => server
+                .connect()
+                .map(drop)
+                .map_err(|e| Failure::of("connecting", &e, stderr)),
+            Remote::Http(server) => server
+                .connect()
+                .map(drop)
+                .map_err(|e| Failure::of_http("connecting", &e)),
+        }
+    }
+
+    fn list_tools(&mut self) -> Result<Catalog, Failure> {
+        const DOING: &str = "listing tools";
+        match self {
+            Remote::Stdio(server, stderr) => server
+                .list_tools()
+                .map_err(|e| Failure::of(DOING, &e, stderr)),
+            Remote::Http(server) => server.list_tools().map_err(|e| Failure::of_http(DOING, &e)),
+        }
+    }
+
+    fn call_tool(&mut self, name: &str, arguments: &RawObject) -> Result<CallToolResult, Failure> {
+        let doing = format!("calling tool {name:?}");
+        match self {
+            Remote::Stdio(server, stderr) => server
+                .call_tool(name, arguments)
+                .map_err(|e| Failure::of(&doing, &e, stderr)),
+            Remote::Http(server) => server
+                .call_tool(name, arguments)
+                .map_err(|e| Failure::of_http(&doing, &e)),
+        }
+    }
+}
+
 /// The protocol part: connect, list, and call if asked.
 fn session(
-    server: &mut StdioClient,
+    server: &mut Remote<'_>,
     cli: &Cli,
     limits: &Limits,
     call: Option<&(&str, RawObject)>,
 ) -> Result<(), Failure> {
-    let fail = |doing: &str, e: StdioError| Failure::of(doing, &e, &cli.stderr);
-    server.connect().map_err(|e| fail("connecting", e))?;
-    let catalog = server.list_tools().map_err(|e| fail("listing tools", e))?;
+    server.connect()?;
+    let catalog = server.list_tools()?;
     if cli.list {
         print(&render_catalog(&catalog, cli.json));
         return Ok(());
@@ -373,9 +472,7 @@ fn session(
             })?;
     }
     // A tool that is not advertised is refused by the core, in its own words.
-    let result = server
-        .call_tool(name, arguments)
-        .map_err(|e| fail(&format!("calling tool {name:?}"), e))?;
+    let result = server.call_tool(name, arguments)?;
     print(&render_result(&result, cli.json));
     if result.is_error {
         return Err(Failure::new(

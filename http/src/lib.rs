@@ -1,0 +1,542 @@
+//! The blocking Streamable HTTP transport for [mcp-sansio](mcp_sansio): an MCP server at a
+//! URL, in any of the three revisions, with the core's bounds and deadlines.
+//!
+//! The core's [`HttpSession`] decides every header, reads every reply and keeps every
+//! deadline; this crate only moves bytes, with [ureq](https://docs.rs/ureq) (keep-alive, no
+//! redirects followed, so the application's headers and the session id go to the server's
+//! own address and nowhere else). Each exchange runs on a worker thread of a small pool, so
+//! several operations can be in flight at once; every read of a reply is bounded by its
+//! operation's deadline, and a reply the core gives up on (cancelled, too long, past its
+//! deadline) is dropped.
+//!
+//! ```no_run
+//! use mcp_sansio::{Allowlist, Config, RawObject};
+//! use mcp_sansio_http::HttpClient;
+//!
+//! let allowlist: Allowlist = ["word_count"].into_iter().collect();
+//! let mut server = HttpClient::new("http://127.0.0.1:8000/mcp", Config::new(allowlist))?
+//!     .header("Authorization", "Bearer my-token")?;
+//! server.connect()?;
+//! server.list_tools()?;
+//! let result = server.call_tool("word_count", &RawObject::parse(r#"{"text":"a b"}"#, &Default::default())?)?;
+//! println!("{}", result.text());
+//! server.close();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::HashSet;
+use std::fmt;
+use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use mcp_sansio::{
+    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, ExchangeId,
+    HttpError, HttpMethod, HttpRequest, HttpSession, Instant, Misuse, Op, RawObject, ReplyHead,
+};
+
+/// The most bytes one read of a reply hands to the core.
+const READ_BYTES: usize = 16 * 1024;
+
+/// How many reply pieces may wait for the driver before the workers wait for it.
+const REPLY_QUEUE: usize = 64;
+
+/// What went wrong, by whose fault: the core's typed error, or this side's network.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum HttpClientError {
+    /// The URL is not an `http://` (or, with the `rustls` feature, `https://`) URL with a
+    /// host, or a header the application gave is not a valid header.
+    InvalidUrl(String),
+    /// The server could not be reached: the connection was refused, timed out or failed
+    /// before any reply (the cause is ureq's error, as text).
+    Unreachable(String),
+    /// The protocol layer refused or failed the operation; see [`mcp_sansio::Error`].
+    Mcp(Error),
+}
+
+impl fmt::Display for HttpClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HttpClientError::InvalidUrl(why) => write!(f, "the server's address is invalid: {why}"),
+            HttpClientError::Unreachable(why) => {
+                write!(f, "the server could not be reached: {why}")
+            }
+            HttpClientError::Mcp(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for HttpClientError {}
+
+impl From<Error> for HttpClientError {
+    fn from(e: Error) -> Self {
+        HttpClientError::Mcp(e)
+    }
+}
+
+impl From<Misuse> for HttpClientError {
+    fn from(e: Misuse) -> Self {
+        HttpClientError::Mcp(e.into())
+    }
+}
+
+/// Where requests go, shared by the workers.
+#[derive(Debug)]
+struct Endpoint {
+    agent: ureq::Agent,
+    url: String,
+    /// The application's own headers (a bearer token), sent with every request.
+    headers: Vec<(String, String)>,
+}
+
+/// One exchange for a worker to perform.
+struct Job {
+    request: HttpRequest,
+    /// How long the whole exchange may take: its operation's deadline.
+    timeout: Duration,
+    aborted: Arc<Mutex<HashSet<ExchangeId>>>,
+}
+
+/// What a worker saw of a reply.
+enum Piece {
+    Head {
+        exchange: ExchangeId,
+        status: u16,
+        content_type: Option<String>,
+        session_id: Option<String>,
+    },
+    Body(ExchangeId, Vec<u8>),
+    End(ExchangeId),
+    /// The exchange failed; `before_head` when nothing of a reply came.
+    Broken {
+        exchange: ExchangeId,
+        before_head: bool,
+        why: String,
+    },
+}
+
+/// An MCP server reached over Streamable HTTP, and the sans-io session that speaks to it.
+///
+/// The blocking methods ([`connect`](Self::connect), [`list_tools`](Self::list_tools),
+/// [`call_tool`](Self::call_tool)) each run one operation to its end. For several at once,
+/// start them on [`client`](Self::client) and wait for each with [`run`](Self::run).
+/// Events no [`run`](Self::run) consumed are kept for [`take_events`](Self::take_events).
+pub struct HttpClient {
+    session: HttpSession,
+    endpoint: Arc<Endpoint>,
+    origin: std::time::Instant,
+    jobs: Sender<Job>,
+    job_queue: Arc<Mutex<Receiver<Job>>>,
+    replies: Receiver<Piece>,
+    reply_sender: SyncSender<Piece>,
+    workers: usize,
+    busy: Arc<AtomicUsize>,
+    max_workers: usize,
+    /// Exchanges handed to a worker whose reply has not ended: only these can be aborted,
+    /// so the set the workers read holds nothing that no worker will take out.
+    live: HashSet<ExchangeId>,
+    aborted: Arc<Mutex<HashSet<ExchangeId>>>,
+    events: Vec<Event>,
+    /// Why the last exchange that got no reply at all failed, for the error of its operation.
+    unreachable: Option<String>,
+}
+
+impl fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpClient")
+            .field("url", &self.endpoint.url)
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpClient {
+    /// A client for the MCP endpoint at `url` (such as `http://127.0.0.1:8000/mcp`). Nothing
+    /// is sent until [`connect`](Self::connect).
+    ///
+    /// # Errors
+    /// [`HttpClientError::InvalidUrl`] for a URL this build cannot reach.
+    pub fn new(url: &str, config: Config) -> Result<Self, HttpClientError> {
+        let scheme_ok =
+            url.starts_with("http://") || (cfg!(feature = "rustls") && url.starts_with("https://"));
+        if !scheme_ok {
+            let want = if cfg!(feature = "rustls") {
+                "http:// or https://"
+            } else {
+                "http:// (https:// needs the rustls feature)"
+            };
+            return Err(HttpClientError::InvalidUrl(format!(
+                "{url:?} does not start with {want}"
+            )));
+        }
+        url.parse::<ureq::http::Uri>()
+            .map_err(|e| HttpClientError::InvalidUrl(format!("{url:?}: {e}")))?;
+        let max_workers = config.limits.requests_in_flight.saturating_add(2);
+        let agent = ureq::Agent::new_with_config(
+            ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .user_agent("mcp-sansio-http")
+                .build(),
+        );
+        let (jobs, job_queue) = mpsc::channel();
+        let (reply_sender, replies) = mpsc::sync_channel(REPLY_QUEUE);
+        Ok(HttpClient {
+            session: HttpSession::new(config),
+            endpoint: Arc::new(Endpoint {
+                agent,
+                url: url.to_owned(),
+                headers: Vec::new(),
+            }),
+            origin: std::time::Instant::now(),
+            jobs,
+            job_queue: Arc::new(Mutex::new(job_queue)),
+            replies,
+            reply_sender,
+            workers: 0,
+            busy: Arc::new(AtomicUsize::new(0)),
+            max_workers,
+            live: HashSet::new(),
+            aborted: Arc::new(Mutex::new(HashSet::new())),
+            events: Vec::new(),
+            unreachable: None,
+        })
+    }
+
+    /// Adds a header of the application's (such as `Authorization: Bearer ...`) to every
+    /// request. It goes to this URL only: redirects are not followed.
+    ///
+    /// # Errors
+    /// [`HttpClientError::InvalidUrl`] if the name or value is not a valid header.
+    pub fn header(mut self, name: &str, value: &str) -> Result<Self, HttpClientError> {
+        ureq::http::HeaderName::try_from(name)
+            .map_err(|e| HttpClientError::InvalidUrl(format!("header name {name:?}: {e}")))?;
+        ureq::http::HeaderValue::try_from(value)
+            .map_err(|e| HttpClientError::InvalidUrl(format!("header {name:?}'s value: {e}")))?;
+        match Arc::get_mut(&mut self.endpoint) {
+            Some(endpoint) => endpoint.headers.push((name.to_owned(), value.to_owned())),
+            None => {
+                return Err(HttpClientError::InvalidUrl(String::from(
+                    "headers must be added before the first request",
+                )))
+            }
+        }
+        Ok(self)
+    }
+
+    /// The session, and through it the client: to start operations, read the catalog.
+    pub fn session(&mut self) -> &mut HttpSession {
+        &mut self.session
+    }
+
+    /// The client, to start operations that [`run`](Self::run) then waits for.
+    pub fn client(&mut self) -> &mut Client {
+        self.session.client_mut()
+    }
+
+    /// Now, on the session's clock.
+    pub fn now(&self) -> Instant {
+        Instant::from_std(self.origin, std::time::Instant::now())
+    }
+
+    /// Events that no [`run`](Self::run) consumed.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Runs the handshake (finding the server's revision first under
+    /// [`ProtocolChoice::Auto`](mcp_sansio::ProtocolChoice::Auto)).
+    ///
+    /// # Errors
+    /// Whatever ended the handshake.
+    pub fn connect(&mut self) -> Result<Connected, HttpClientError> {
+        let now = self.now();
+        let op = self.session.client_mut().connect(now)?;
+        self.run(op)
+    }
+
+    /// Lists the server's tools, all pages.
+    ///
+    /// # Errors
+    /// Whatever ended the listing.
+    pub fn list_tools(&mut self) -> Result<Catalog, HttpClientError> {
+        let now = self.now();
+        let op = self.session.client_mut().list_tools(now)?;
+        self.run(op)
+    }
+
+    /// Calls a tool that is allowed and advertised; anything else is refused before a byte
+    /// is sent.
+    ///
+    /// # Errors
+    /// The refusal, or whatever ended the call.
+    pub fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: &RawObject,
+    ) -> Result<CallToolResult, HttpClientError> {
+        let now = self.now();
+        let op = self.session.client_mut().call_tool(name, arguments, now)?;
+        self.run(op)
+    }
+
+    /// Performs requests and reads replies until operation `op` ends; returns what it
+    /// produced. No wait passes the session's next deadline.
+    ///
+    /// # Errors
+    /// [`HttpClientError::Mcp`] with the operation's error, or
+    /// [`HttpClientError::Unreachable`] when it failed because the server could not be
+    /// reached at all.
+    pub fn run<T: Awaited>(&mut self, op: Op<T>) -> Result<T, HttpClientError> {
+        loop {
+            self.pump();
+            self.events
+                .extend(std::iter::from_fn(|| self.session.poll_event()));
+            let ended = self
+                .events
+                .iter()
+                .position(|e| matches!(e, Event::Finished { op: done, .. } if *done == op.id()));
+            if let Some(at) = ended {
+                let event = self.events.remove(at);
+                match op.finished(event) {
+                    Ok(Ok(output)) => return Ok(output),
+                    Ok(Err(Error::Http(HttpError::StreamBroken))) if self.unreachable.is_some() => {
+                        let why = self.unreachable.take().unwrap_or_default();
+                        return Err(HttpClientError::Unreachable(why));
+                    }
+                    Ok(Err(error)) => return Err(error.into()),
+                    Err(other) => self.events.insert(at, other),
+                }
+            }
+            if !self.session.client().is_pending(op) {
+                return Err(Misuse::UnknownOperation.into());
+            }
+            self.wait();
+        }
+    }
+
+    /// Ends the session: `DELETE` for a session with an id (its answer is not awaited
+    /// beyond one second), and the workers stop.
+    pub fn close(mut self) {
+        if let Some(request) = self.session.close() {
+            let timeout = Duration::from_secs(1);
+            let _ = perform_blocking(&self.endpoint, &request, timeout);
+        }
+    }
+
+    /// Hands every request the session made to a worker, and every abort to the workers.
+    fn pump(&mut self) {
+        while let Some(exchange) = self.session.poll_abort() {
+            if self.live.remove(&exchange) {
+                self.aborted
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(exchange);
+            }
+        }
+        let now = self.now();
+        while let Some(request) = self.session.poll_request() {
+            let deadline = self.session.poll_timeout().unwrap_or(now);
+            let timeout = deadline
+                .saturating_duration_since(now)
+                .max(Duration::from_millis(1));
+            if self.busy.load(Ordering::Acquire) >= self.workers && self.workers < self.max_workers
+            {
+                self.spawn_worker();
+            }
+            self.live.insert(request.exchange);
+            let job = Job {
+                request,
+                timeout,
+                aborted: Arc::clone(&self.aborted),
+            };
+            // The workers hold the queue's other end for as long as this client lives.
+            let _ = self.jobs.send(job);
+        }
+    }
+
+    fn spawn_worker(&mut self) {
+        let queue = Arc::clone(&self.job_queue);
+        let endpoint = Arc::clone(&self.endpoint);
+        let replies = self.reply_sender.clone();
+        let busy = Arc::clone(&self.busy);
+        let spawned = std::thread::Builder::new()
+            .name(String::from("mcp-sansio-http"))
+            .spawn(move || loop {
+                let job = {
+                    let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+                    queue.recv()
+                };
+                let Ok(job) = job else {
+                    return;
+                };
+                busy.fetch_add(1, Ordering::AcqRel);
+                perform(&endpoint, &job, &replies);
+                busy.fetch_sub(1, Ordering::AcqRel);
+            });
+        if spawned.is_ok() {
+            self.workers += 1;
+        }
+    }
+
+    /// Waits for one piece of a reply, at most until the session's next deadline, and
+    /// hands it (and the time) to the session.
+    fn wait(&mut self) {
+        let now = self.now();
+        let until = self.session.poll_timeout();
+        let wait = until.map_or(Duration::from_millis(50), |t| {
+            t.saturating_duration_since(now)
+        });
+        match self.replies.recv_timeout(wait) {
+            Ok(piece) => self.feed(piece),
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
+        }
+        // More may have come meanwhile: take it without waiting.
+        while let Ok(piece) = self.replies.try_recv() {
+            self.feed(piece);
+        }
+        let now = self.now();
+        self.session.handle_timeout(now);
+    }
+
+    fn feed(&mut self, piece: Piece) {
+        let now = self.now();
+        match piece {
+            Piece::Head {
+                exchange,
+                status,
+                content_type,
+                session_id,
+            } => {
+                let head = ReplyHead {
+                    status,
+                    content_type: content_type.as_deref(),
+                    session_id: session_id.as_deref(),
+                };
+                self.session.handle_head(exchange, head, now);
+            }
+            Piece::Body(exchange, bytes) => self.session.handle_body(exchange, &bytes, now),
+            Piece::End(exchange) => {
+                self.live.remove(&exchange);
+                self.session.handle_end(exchange, now);
+            }
+            Piece::Broken {
+                exchange,
+                before_head,
+                why,
+            } => {
+                self.live.remove(&exchange);
+                self.unreachable = before_head.then_some(why);
+                self.session.handle_broken(exchange, now);
+            }
+        }
+    }
+}
+
+impl Drop for HttpClient {
+    fn drop(&mut self) {
+        // Every reply still read is abandoned; workers waiting for a job end when the
+        // queue closes with this client, and one blocked on a read by its timeout.
+        let mut aborted = self.aborted.lock().unwrap_or_else(PoisonError::into_inner);
+        aborted.extend(self.live.drain());
+    }
+}
+
+/// Sends `request` and returns ureq's response.
+fn perform_blocking(
+    endpoint: &Endpoint,
+    request: &HttpRequest,
+    timeout: Duration,
+) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+    let url = endpoint.url.as_str();
+    let headers = request
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_ref(), v.as_str()))
+        .chain(
+            endpoint
+                .headers
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str())),
+        );
+    match request.method {
+        HttpMethod::Get => prepared(endpoint.agent.get(url), headers, timeout).call(),
+        HttpMethod::Delete => prepared(endpoint.agent.delete(url), headers, timeout).call(),
+        // A method a later core adds is sent as the POST it most likely is.
+        _ => prepared(endpoint.agent.post(url), headers, timeout).send(request.body.as_slice()),
+    }
+}
+
+/// `builder` with `headers`, bounded as a whole by `timeout`.
+fn prepared<'h, B>(
+    mut builder: ureq::RequestBuilder<B>,
+    headers: impl Iterator<Item = (&'h str, &'h str)>,
+    timeout: Duration,
+) -> ureq::RequestBuilder<B> {
+    for (name, value) in headers {
+        builder = builder.header(name, value);
+    }
+    builder.config().timeout_global(Some(timeout)).build()
+}
+
+/// Performs one exchange, sending what it sees of the reply to the driver, until the reply
+/// ends, fails, or the driver aborts it.
+fn perform(endpoint: &Endpoint, job: &Job, replies: &SyncSender<Piece>) {
+    let exchange = job.request.exchange;
+    let aborted = || {
+        job.aborted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&exchange)
+    };
+    let response = match perform_blocking(endpoint, &job.request, job.timeout) {
+        Ok(response) => response,
+        Err(e) => {
+            let _ = replies.send(Piece::Broken {
+                exchange,
+                before_head: true,
+                why: e.to_string(),
+            });
+            return;
+        }
+    };
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let head = Piece::Head {
+        exchange,
+        status: response.status().as_u16(),
+        content_type: header("content-type"),
+        session_id: header("mcp-session-id"),
+    };
+    if replies.send(head).is_err() {
+        return;
+    }
+    let mut reader = response.into_body().into_reader();
+    let mut buf = vec![0_u8; READ_BYTES];
+    loop {
+        if aborted() {
+            return;
+        }
+        let piece = match reader.read(&mut buf) {
+            Ok(0) => Piece::End(exchange),
+            Ok(n) => Piece::Body(exchange, buf.get(..n).unwrap_or_default().to_vec()),
+            Err(e) => Piece::Broken {
+                exchange,
+                before_head: false,
+                why: e.to_string(),
+            },
+        };
+        let last = !matches!(piece, Piece::Body(..));
+        if replies.send(piece).is_err() || last {
+            return;
+        }
+    }
+}

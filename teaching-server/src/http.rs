@@ -1,0 +1,297 @@
+//! The teaching server over Streamable HTTP: sessions for 2025-06-18 and 2025-11-25, every
+//! request on its own for 2026-07-28, replies in JSON or (with `--sse`, or when a reply
+//! carries more than its answer) as server-sent events opening with a priming event; and the
+//! HTTP failure modes.
+
+use std::collections::HashSet;
+use std::io::{self, Read, Write};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
+
+use crate::modes::Mode;
+use crate::{Out, Serve};
+
+/// The revision whose requests are served without a session.
+const STATELESS: &str = "2026-07-28";
+
+/// What the server shares between the threads that answer.
+struct Shared {
+    serve: Serve,
+    sessions: HashSet<String>,
+    next_session: u64,
+    /// The `expire` mode ends the session once, at the first call.
+    expired_once: bool,
+    events: u64,
+}
+
+/// Serves the MCP endpoint `/mcp` at `addr` (`127.0.0.1:0` picks a port) until killed;
+/// prints `http://ADDR/mcp` on stdout once listening.
+pub(crate) fn serve(addr: &str, serve: Serve, sse: bool) -> Result<(), String> {
+    let server = Server::http(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let bound = server
+        .server_addr()
+        .to_ip()
+        .ok_or_else(|| String::from("the server has no IP address"))?;
+    println!("http://{bound}/mcp");
+    let _ = io::stdout().flush();
+    let shared = Arc::new(Mutex::new(Shared {
+        serve,
+        sessions: HashSet::new(),
+        next_session: 0,
+        expired_once: false,
+        events: 0,
+    }));
+    for request in server.incoming_requests() {
+        let shared = Arc::clone(&shared);
+        // One thread per request: a reply that never ends holds only its own.
+        std::thread::spawn(move || answer(request, &shared, sse));
+    }
+    Ok(())
+}
+
+fn header(request: &Request, name: &'static str) -> Option<String> {
+    request
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv(name))
+        .map(|h| h.value.as_str().to_owned())
+}
+
+/// The header `name: value`; `None` only for bytes a header cannot hold, which this server
+/// never writes.
+fn with_header(name: &str, value: &str) -> Option<Header> {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
+}
+
+/// An empty reply with `code` and the header `name: value`.
+fn bare(code: u16, name: &str, value: &str) -> Response<io::Empty> {
+    let mut response = Response::empty(StatusCode(code));
+    if let Some(header) = with_header(name, value) {
+        response.add_header(header);
+    }
+    response
+}
+
+fn status(code: u16, body: &Value) -> Response<io::Cursor<Vec<u8>>> {
+    let mut response =
+        Response::from_data(body.to_string().into_bytes()).with_status_code(StatusCode(code));
+    if let Some(header) = with_header("Content-Type", "application/json") {
+        response.add_header(header);
+    }
+    response
+}
+
+fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+fn answer(mut request: Request, shared: &Mutex<Shared>, sse: bool) {
+    let mode = shared
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .serve
+        .mode;
+    match (request.method(), mode) {
+        (_, Mode::Unauthorized) => {
+            let _ = request.respond(bare(401, "WWW-Authenticate", "Bearer"));
+            return;
+        }
+        (_, Mode::Redirect) => {
+            // Elsewhere: a client that followed would carry its headers to another origin.
+            let _ = request.respond(bare(307, "Location", "http://127.0.0.2:9/mcp"));
+            return;
+        }
+        (Method::Delete, _) => {
+            if let Some(id) = header(&request, "mcp-session-id") {
+                shared
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .sessions
+                    .remove(&id);
+            }
+            let _ = request.respond(Response::empty(StatusCode(200)));
+            return;
+        }
+        (Method::Post, _) => {}
+        _ => {
+            let _ = request.respond(bare(405, "Allow", "POST, DELETE"));
+            return;
+        }
+    }
+    let accept = header(&request, "accept").unwrap_or_default();
+    if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
+        let _ = request.respond(status(
+            406,
+            &rpc_error(&Value::Null, -32600, "Not Acceptable"),
+        ));
+        return;
+    }
+    if !header(&request, "content-type").is_some_and(|t| t.starts_with("application/json")) {
+        let _ = request.respond(status(
+            415,
+            &rpc_error(&Value::Null, -32600, "Unsupported Media Type"),
+        ));
+        return;
+    }
+    let mut body = String::new();
+    if request.as_reader().read_to_string(&mut body).is_err() {
+        return;
+    }
+    let Ok(message) = serde_json::from_str::<Value>(&body) else {
+        let _ = request.respond(status(400, &rpc_error(&Value::Null, -32700, "Parse error")));
+        return;
+    };
+    let id = message.get("id").cloned();
+    let method = message["method"].as_str().unwrap_or_default().to_owned();
+    let stateless = header(&request, "mcp-protocol-version").as_deref() == Some(STATELESS);
+    let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut new_session = None;
+    if stateless {
+        if shared.serve.mode.supported().is_empty() {
+            // What a server of the handshake revisions says to a request it cannot place.
+            drop(shared);
+            let _ = request.respond(status(
+                400,
+                &rpc_error(&Value::Null, -32000, "Bad Request: Server not initialized"),
+            ));
+            return;
+        }
+        if header(&request, "mcp-method").as_deref() != Some(method.as_str()) {
+            let refusal = rpc_error(
+                id.as_ref().unwrap_or(&Value::Null),
+                -32020,
+                "Mcp-Method does not match the body",
+            );
+            drop(shared);
+            let _ = request.respond(status(400, &refusal));
+            return;
+        }
+    } else if method == "initialize" {
+        shared.next_session += 1;
+        let session = format!("teaching-{}", shared.next_session);
+        shared.sessions.insert(session.clone());
+        new_session = Some(session);
+    } else {
+        let session = header(&request, "mcp-session-id");
+        let known = session
+            .as_ref()
+            .is_some_and(|s| shared.sessions.contains(s));
+        let expire =
+            shared.serve.mode == Mode::Expire && method == "tools/call" && !shared.expired_once;
+        if !known || expire {
+            if expire {
+                shared.expired_once = true;
+                if let Some(session) = &session {
+                    shared.sessions.remove(session);
+                }
+            }
+            drop(shared);
+            let code = if session.is_some() { 404 } else { 400 };
+            let _ = request.respond(status(
+                code,
+                &rpc_error(&Value::Null, -32001, "Session not found"),
+            ));
+            return;
+        }
+    }
+    if id.is_none() || message.get("method").is_none() {
+        // A notification, or the answer to a request of the server's.
+        drop(shared);
+        let _ = request.respond(Response::empty(StatusCode(202)));
+        return;
+    }
+    shared.serve.out = Out::Reply(Vec::new());
+    shared.serve.handle(&message);
+    let lines = match std::mem::replace(&mut shared.serve.out, Out::Reply(Vec::new())) {
+        Out::Reply(lines) => lines,
+        Out::Stdout(_) => Vec::new(),
+    };
+    shared.events += 1;
+    let event_base = shared.events;
+    let mode = shared.serve.mode;
+    drop(shared);
+    let messages: Vec<&[u8]> = lines
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    if messages.is_empty() {
+        // The hang mode: the request is held, unanswered, until the process ends.
+        std::thread::sleep(Duration::from_secs(3600));
+        return;
+    }
+    let mut headers = Vec::new();
+    if let Some(session) = &new_session {
+        headers.extend(with_header("Mcp-Session-Id", session));
+    }
+    let stream =
+        sse || messages.len() > 1 || matches!(mode, Mode::EndlessEvent | Mode::EndlessStream);
+    let (content_type, body): (&str, Box<dyn Read + Send>) = if mode == Mode::WrongContentType {
+        (
+            "text/html",
+            Box::new(io::Cursor::new(b"<html>not MCP</html>".to_vec())),
+        )
+    } else if stream {
+        let mut text = format!("id: e{event_base}-0\ndata:\n\n");
+        for (n, message) in messages.iter().enumerate() {
+            text.push_str(&format!("id: e{event_base}-{}\ndata: ", n + 1));
+            text.push_str(&String::from_utf8_lossy(message));
+            text.push_str("\n\n");
+        }
+        let body: Box<dyn Read + Send> = match mode {
+            // One event whose data never ends.
+            Mode::EndlessEvent if method == "tools/call" => {
+                Box::new(io::Cursor::new(b"data: ".to_vec()).chain(io::repeat(b'x')))
+            }
+            // Keep-alive comments, forever, and never the answer.
+            Mode::EndlessStream if method == "tools/call" => Box::new(Drip {
+                bytes: b": keep-alive\n\n".to_vec(),
+                at: 0,
+                every: Duration::from_millis(100),
+                repeat: true,
+            }),
+            Mode::Trickle if method == "tools/call" => Box::new(Drip {
+                bytes: text.into_bytes(),
+                at: 0,
+                every: Duration::from_millis(20),
+                repeat: false,
+            }),
+            _ => Box::new(io::Cursor::new(text.into_bytes())),
+        };
+        ("text/event-stream", body)
+    } else {
+        let one = messages.first().map(|m| m.to_vec()).unwrap_or_default();
+        ("application/json", Box::new(io::Cursor::new(one)))
+    };
+    headers.extend(with_header("Content-Type", content_type));
+    let response = Response::new(StatusCode(200), headers, body, None, None);
+    let _ = request.respond(response);
+}
+
+/// A body that gives one byte at a time, each after a pause; forever if `repeat`.
+struct Drip {
+    bytes: Vec<u8>,
+    at: usize,
+    every: Duration,
+    repeat: bool,
+}
+
+impl Read for Drip {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at >= self.bytes.len() {
+            if !self.repeat {
+                return Ok(0);
+            }
+            self.at = 0;
+        }
+        let (Some(byte), Some(slot)) = (self.bytes.get(self.at), buf.first_mut()) else {
+            return Ok(0);
+        };
+        std::thread::sleep(self.every);
+        *slot = *byte;
+        self.at += 1;
+        Ok(1)
+    }
+}
