@@ -1,15 +1,29 @@
 """A small MCP server on the official Python SDK, for mcp-sansio's interop tests.
 
 The same script runs on `mcp` 1.x (FastMCP, legacy handshake only) and `mcp` 2.x
-(MCPServer, which also speaks the stateless 2026-07-28 revision), over stdio.
+(MCPServer, which also speaks the stateless 2026-07-28 revision), over stdio, or over
+Streamable HTTP at http://127.0.0.1:PORT/mcp with `--http PORT` (add `--json` for JSON
+replies instead of server-sent events).
 """
+
+import sys
 
 try:  # mcp 2.x
     from mcp.server.mcpserver import MCPServer as Server
+
+    MODERN = True
 except ImportError:  # mcp 1.x
     from mcp.server.fastmcp import FastMCP as Server
 
-server = Server("word-count")
+    MODERN = False
+
+JSON = "--json" in sys.argv
+PORT = int(sys.argv[sys.argv.index("--http") + 1]) if "--http" in sys.argv else None
+
+if PORT is None or MODERN:
+    server = Server("word-count")
+else:  # mcp 1.x takes its HTTP settings when it is made
+    server = Server("word-count", host="127.0.0.1", port=PORT, json_response=JSON)
 
 
 @server.tool()
@@ -21,4 +35,11 @@ def word_count(text: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if PORT is None:
+        server.run()
+    elif MODERN:
+        server.run(
+            transport="streamable-http", host="127.0.0.1", port=PORT, json_response=JSON
+        )
+    else:
+        server.run(transport="streamable-http")

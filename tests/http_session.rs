@@ -678,3 +678,26 @@ fn a_server_request_on_a_legacy_stream_is_answered_by_a_post() {
     );
     assert_eq!(answer.header("Mcp-Session-Id"), Some("session-1"));
 }
+
+#[test]
+fn nothing_else_is_posted_before_the_server_takes_notifications_initialized() {
+    let mut server = LegacyServer::new();
+    let mut h = Harness::new(config(ProtocolChoice::Stateful));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    // The server holds the notification's reply back.
+    h.run(&mut |r| {
+        if rpc_method(r) == "notifications/initialized" {
+            return None;
+        }
+        server.reply(r)
+    });
+    h.outcome(connect).unwrap();
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut |r| panic!("{} went out first", rpc_method(r)));
+    assert_eq!(h.methods(), ["initialize", "notifications/initialized"]);
+    let opening = h.log[1].exchange;
+    h.feed(opening, &accepted());
+    h.run(&mut |r| server.reply(r));
+    h.outcome(list).unwrap();
+    assert_eq!(h.methods().last().map(String::as_str), Some("tools/list"));
+}

@@ -188,6 +188,9 @@ pub struct HttpSession {
     scheduled: Vec<Scheduled>,
     aborts: VecDeque<ExchangeId>,
     renewal: Renewal,
+    /// The POST of `notifications/initialized`, until the server acknowledged it: HTTP keeps
+    /// no order between requests, so nothing else goes out before the session is open.
+    opening: Option<ExchangeId>,
     frame: Vec<u8>,
 }
 
@@ -210,6 +213,7 @@ impl HttpSession {
             scheduled: Vec::new(),
             aborts: VecDeque::new(),
             renewal: Renewal::Settled,
+            opening: None,
             frame: Vec::new(),
         }
     }
@@ -313,9 +317,9 @@ impl HttpSession {
     /// Turns everything the client queued into requests (or aborts).
     fn pump(&mut self) {
         loop {
-            if self.renewal != Renewal::Renewing && !self.held.is_empty() {
+            if !self.holding() && !self.held.is_empty() {
                 for (sent, body) in core::mem::take(&mut self.held) {
-                    self.post(sent, body);
+                    self.route(sent, body);
                 }
             }
             self.frame.clear();
@@ -344,19 +348,32 @@ impl HttpSession {
             Sent::Request {
                 method: Method::Initialize,
                 ..
-            } if self.renewal == Renewal::Renewing => return self.post(sent, body),
-            Sent::Notification(Notice::Initialized) if self.renewal == Renewal::Renewing => {
-                // The renewed session is established: what waited goes out after this.
-                self.renewal = Renewal::Renewed;
-                return self.post(sent, body);
+            } if self.renewal == Renewal::Renewing => {
+                self.post(sent, body);
+                return;
+            }
+            Sent::Notification(Notice::Initialized) => {
+                // The session is open (again) once the server has taken this; what waits
+                // goes out after that.
+                if self.renewal == Renewal::Renewing {
+                    self.renewal = Renewal::Renewed;
+                }
+                self.opening = Some(self.post(sent, body));
+                return;
             }
             _ => {}
         }
-        if self.renewal == Renewal::Renewing {
+        if self.holding() {
             self.held.push((sent, body));
         } else {
             self.post(sent, body);
         }
+    }
+
+    /// Whether messages wait: for a renewed session, or for the server to take
+    /// `notifications/initialized`.
+    fn holding(&self) -> bool {
+        self.renewal == Renewal::Renewing || self.opening.is_some()
     }
 
     /// The revision `sent`'s headers name, if any.
@@ -374,7 +391,7 @@ impl HttpSession {
     }
 
     /// Makes the POST for one message.
-    fn post(&mut self, sent: Sent, body: Vec<u8>) {
+    fn post(&mut self, sent: Sent, body: Vec<u8>) -> ExchangeId {
         let exchange = self.new_exchange();
         let mut headers: Vec<(Cow<'static, str>, String)> = Vec::with_capacity(6);
         headers.push((
@@ -416,6 +433,7 @@ impl HttpSession {
             headers,
             body,
         });
+        exchange
     }
 
     /// `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (2026-07-28), read from the body the
@@ -491,6 +509,7 @@ impl HttpSession {
     /// The reply to `exchange` began: its status and the [`REPLY_HEADERS`](Self::REPLY_HEADERS).
     pub fn handle_head(&mut self, exchange: ExchangeId, head: ReplyHead<'_>, now: Instant) {
         self.client.handle_timeout(now);
+        self.opened(exchange);
         let Some(at) = self.position(exchange) else {
             return;
         };
@@ -657,6 +676,7 @@ impl HttpSession {
     /// `exchange` failed: the connection broke, before or after the reply's head.
     pub fn handle_broken(&mut self, exchange: ExchangeId, now: Instant) {
         self.client.handle_timeout(now);
+        self.opened(exchange);
         let Some(at) = self.position(exchange) else {
             return;
         };
@@ -671,6 +691,14 @@ impl HttpSession {
             reader.end_of_stream();
         }
         self.stream_lost(at, id, HttpError::StreamBroken, now);
+    }
+
+    /// The reply to `exchange` began or failed: if it carried `notifications/initialized`,
+    /// the session is open and what waited may go.
+    fn opened(&mut self, exchange: ExchangeId) {
+        if self.opening == Some(exchange) {
+            self.opening = None;
+        }
     }
 
     /// The reply to request `id` ended or broke before its answer: resume the stream where
@@ -765,6 +793,7 @@ impl HttpSession {
         }
         self.session_id = None;
         self.renewal = Renewal::Renewing;
+        self.opening = None;
         let keep = match &request {
             Some((Sent::Request { id, .. }, _)) => Some(*id),
             _ => None,
