@@ -1,5 +1,8 @@
-//! mcp-compare: one run, three clients, the same real servers. Measures mcp-sansio's stdio
-//! client, rmcp (the official Rust SDK) and a plain Python client for
+//! mcp-compare: one run, three clients, the same real servers, over stdio and over Streamable
+//! HTTP. Measures mcp-sansio (`StdioClient`, `HttpClient`), rmcp (the official Rust SDK, its
+//! child-process and streamable HTTP clients) and a plain Python client, and over HTTP a
+//! floor (a minimal keep-alive HTTP/1.1 client that posts fixed bytes and reads the reply
+//! without parsing it), for
 //!
 //! - connect time: from starting the server process to a finished handshake, and
 //! - per-call latency: each of N sequential `tools/call`s, after 100 warm-up calls,
@@ -7,9 +10,10 @@
 //! in several rounds where the clients take turns, because where the scheduler places the
 //! client and the server on the machine's cores moves a pipe round trip by a factor of two
 //! or more from one run to the next; the table pools the rounds and shows the spread of the
-//! rounds' medians. Everything is measured against the teaching server (whose own cost is
-//! tiny, so the client's shows) and `@modelcontextprotocol/server-everything`. Prints a
-//! Markdown table.
+//! rounds' medians. Over stdio, everything is measured against the teaching server (whose own
+//! cost is tiny, so the client's shows) and `@modelcontextprotocol/server-everything`; over
+//! HTTP, against the teaching server and the Python SDK's server, both replying in JSON and
+//! started once per table (so connect is the handshake alone). Prints Markdown tables.
 //!
 //! ```text
 //! scripts/compare [--calls N] [--connects N] [--rounds N]
@@ -22,8 +26,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_sansio::{Allowlist, Config, Limits, ProtocolChoice, RawObject};
+use mcp_sansio::{Allowlist, CallToolResult, Config, Limits, ProtocolChoice, RawObject};
 use mcp_sansio_stdio::{ServerCommand, StdioClient, DEFAULT_GRACE};
+
+mod http;
 
 /// Calls made before measuring, by every client.
 const WARM_UP: usize = 100;
@@ -31,11 +37,20 @@ const WARM_UP: usize = 100;
 /// A server to measure against, and the call to make.
 struct Server {
     name: &'static str,
-    argv: Vec<OsString>,
+    /// The program and arguments that start it, or (over HTTP) the URL it serves.
+    target: Target,
     tool: &'static str,
     arguments: &'static str,
     /// The text the call must answer: every client's first answer is checked.
     expected: &'static str,
+}
+
+/// Where a server is.
+enum Target {
+    /// Started for each connection, spoken to over stdio.
+    Process(Vec<OsString>),
+    /// Already serving Streamable HTTP at this URL.
+    Url(String),
 }
 
 /// The clients measured, ours first (the others are compared with it).
@@ -44,14 +59,24 @@ enum Client {
     Ours(ProtocolChoice),
     Rmcp,
     Python,
+    /// HTTP only: fixed bytes out, the reply read by its length, nothing parsed.
+    Floor,
 }
 
 impl Client {
-    const ALL: [Client; 4] = [
+    const STDIO: [Client; 4] = [
         Client::Ours(ProtocolChoice::Auto),
         Client::Ours(ProtocolChoice::Stateful),
         Client::Rmcp,
         Client::Python,
+    ];
+
+    const HTTP: [Client; 5] = [
+        Client::Ours(ProtocolChoice::Auto),
+        Client::Ours(ProtocolChoice::Stateful),
+        Client::Rmcp,
+        Client::Python,
+        Client::Floor,
     ];
 
     fn name(self) -> &'static str {
@@ -60,14 +85,23 @@ impl Client {
             Client::Ours(_) => "mcp-sansio (auto)",
             Client::Rmcp => "rmcp 3.11",
             Client::Python => "plain Python",
+            Client::Floor => "floor (fixed bytes, no parsing)",
         }
     }
 
     fn measure(self, server: &Server, options: &Options, script: &Path) -> Result<Sample, String> {
-        match self {
-            Client::Ours(protocol) => measure_ours(server, options, protocol),
-            Client::Rmcp => measure_rmcp(server, options),
-            Client::Python => measure_python(server, options, script),
+        match (self, &server.target) {
+            (Client::Ours(protocol), Target::Process(argv)) => {
+                measure_ours(server, argv, options, protocol)
+            }
+            (Client::Ours(protocol), Target::Url(url)) => {
+                http::measure_ours(server, url, options, protocol)
+            }
+            (Client::Rmcp, Target::Process(argv)) => measure_rmcp(server, argv, options),
+            (Client::Rmcp, Target::Url(url)) => http::measure_rmcp(server, url, options),
+            (Client::Python, target) => measure_python(server, target, options, script),
+            (Client::Floor, Target::Url(url)) => http::measure_floor(server, url, options),
+            (Client::Floor, Target::Process(_)) => Err(String::from("the floor is HTTP only")),
         }
     }
 }
@@ -139,17 +173,17 @@ fn run() -> Result<(), String> {
     let servers = [
         Server {
             name: "teaching server (Rust)",
-            argv: vec![teaching.into(), "serve".into()],
+            target: Target::Process(vec![teaching.clone().into(), "serve".into()]),
             tool: "word_count",
             arguments: r#"{"text":"vanilla stock needs review"}"#,
             expected: "4",
         },
         Server {
             name: "server-everything (Node.js)",
-            argv: vec![
+            target: Target::Process(vec![
                 peers.join("node_modules/.bin/mcp-server-everything").into(),
                 "stdio".into(),
-            ],
+            ]),
             tool: "echo",
             arguments: r#"{"message":"vanilla stock needs review"}"#,
             expected: "Echo: vanilla stock needs review",
@@ -157,17 +191,49 @@ fn run() -> Result<(), String> {
     ];
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("plain_client.py");
     println!(
-        "{} rounds, the clients taking turns (each round starting with the next); each round: {} connects (start the server + \
-         handshake), then {} calls after {WARM_UP} warm-up calls, one at a time\n",
+        "{} rounds, the clients taking turns (each round starting with the next); each round: {} connects, \
+         then {} calls after {WARM_UP} warm-up calls, one at a time\n",
         options.rounds, options.connects, options.calls
     );
+    println!("Over stdio (a connect starts the server and runs the handshake):\n");
+    table(&servers, &Client::STDIO, &options, &script)?;
+    let running = http::Running::start(&teaching, &peers)?;
+    let servers = [
+        Server {
+            name: "teaching server (Rust)",
+            target: Target::Url(running.teaching.clone()),
+            tool: "word_count",
+            arguments: r#"{"text":"vanilla stock needs review"}"#,
+            expected: "4",
+        },
+        Server {
+            name: "Python SDK 2.3 (uvicorn)",
+            target: Target::Url(running.python.clone()),
+            tool: "word_count",
+            arguments: r#"{"text":"vanilla stock needs review"}"#,
+            expected: "4 words",
+        },
+    ];
+    println!("\nOver Streamable HTTP (JSON replies; a connect is the handshake on a server already running):\n");
+    table(&servers, &Client::HTTP, &options, &script)?;
+    drop(running);
+    Ok(())
+}
+
+/// Measures every client against every server, in rounds, and prints the table.
+fn table(
+    servers: &[Server],
+    clients: &[Client],
+    options: &Options,
+    script: &Path,
+) -> Result<(), String> {
     println!(
         "| server | client | connect (median) | per call (median) | per call (p95) | \
          round medians | per call vs ours | client CPU per call |"
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
-    for server in &servers {
-        let mut pooled: Vec<(Client, Sample, Vec<Duration>)> = Client::ALL
+    for server in servers {
+        let mut pooled: Vec<(Client, Sample, Vec<Duration>)> = clients
             .iter()
             .map(|c| (*c, Sample::default(), Vec::new()))
             .collect();
@@ -181,7 +247,7 @@ fn run() -> Result<(), String> {
                 else {
                     continue;
                 };
-                let round = client.measure(server, &options, &script)?;
+                let round = client.measure(server, options, script)?;
                 round_medians.push(median(&round.calls));
                 sample.connect.extend(round.connect);
                 sample.calls.extend(round.calls);
@@ -248,58 +314,98 @@ fn check(client: &str, server: &Server, text: &str) -> Result<(), String> {
     }
 }
 
-fn measure_ours(
-    server: &Server,
-    options: &Options,
-    protocol: ProtocolChoice,
-) -> Result<Sample, String> {
+/// The client's settings for `server`: its tool allowed, 30 s deadlines, `protocol`.
+fn config(server: &Server, protocol: ProtocolChoice) -> Config {
     let mut config = Config::new([server.tool].into_iter().collect::<Allowlist>());
     config.limits.operation_timeout = Duration::from_secs(30);
     config.protocol = protocol;
-    let (program, args) = server.argv.split_first().ok_or("no server program")?;
+    config
+}
+
+/// One of our clients, over whichever transport: what the rounds need of it.
+trait Ours: Sized {
+    fn list(&mut self) -> Result<(), String>;
+    fn call(&mut self, tool: &str, arguments: &RawObject) -> Result<CallToolResult, String>;
+    fn close(self) -> Result<(), String>;
+}
+
+impl Ours for StdioClient {
+    fn list(&mut self) -> Result<(), String> {
+        self.list_tools().map(drop).map_err(|e| e.to_string())
+    }
+
+    fn call(&mut self, tool: &str, arguments: &RawObject) -> Result<CallToolResult, String> {
+        self.call_tool(tool, arguments).map_err(|e| e.to_string())
+    }
+
+    fn close(self) -> Result<(), String> {
+        StdioClient::close(self, DEFAULT_GRACE)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+}
+
+fn measure_ours(
+    server: &Server,
+    argv: &[OsString],
+    options: &Options,
+    protocol: ProtocolChoice,
+) -> Result<Sample, String> {
+    let config = config(server, protocol);
+    let (program, args) = argv.split_first().ok_or("no server program")?;
     let command = ServerCommand::new(program).args(args);
-    let fail = |e: mcp_sansio_stdio::StdioError| format!("mcp-sansio against {}: {e}", server.name);
-    let mut connect = Vec::with_capacity(options.connects);
+    run_ours(server, options, || {
+        let mut client = StdioClient::spawn(&command, config.clone()).map_err(|e| e.to_string())?;
+        client.connect().map_err(|e| e.to_string())?;
+        Ok(client)
+    })
+}
+
+/// Our rounds against `server`: `connect` opens one connected client.
+fn run_ours<C: Ours>(
+    server: &Server,
+    options: &Options,
+    connect: impl Fn() -> Result<C, String>,
+) -> Result<Sample, String> {
+    let fail = |e: String| format!("mcp-sansio against {}: {e}", server.name);
+    let mut connect_times = Vec::with_capacity(options.connects);
     for _ in 0..options.connects {
         let started = Instant::now();
-        let mut client = StdioClient::spawn(&command, config.clone()).map_err(fail)?;
-        client.connect().map_err(fail)?;
-        connect.push(started.elapsed());
-        client.close(DEFAULT_GRACE).map_err(fail)?;
+        let client = connect().map_err(fail)?;
+        connect_times.push(started.elapsed());
+        client.close().map_err(fail)?;
     }
-    let mut client = StdioClient::spawn(&command, config).map_err(fail)?;
-    client.connect().map_err(fail)?;
-    client.list_tools().map_err(fail)?;
+    let mut client = connect().map_err(fail)?;
+    client.list().map_err(fail)?;
     let arguments = RawObject::parse(server.arguments, &Limits::default())
         .map_err(|e| format!("the benchmark's own arguments: {e}"))?;
-    let first = client.call_tool(server.tool, &arguments).map_err(fail)?;
+    let first = client.call(server.tool, &arguments).map_err(fail)?;
     check("mcp-sansio", server, &first.text())?;
     for _ in 0..WARM_UP {
-        client.call_tool(server.tool, &arguments).map_err(fail)?;
+        client.call(server.tool, &arguments).map_err(fail)?;
     }
     let mut calls = Vec::with_capacity(options.calls);
     let cpu = process_cpu();
     for _ in 0..options.calls {
         let started = Instant::now();
-        client.call_tool(server.tool, &arguments).map_err(fail)?;
+        client.call(server.tool, &arguments).map_err(fail)?;
         calls.push(started.elapsed());
     }
     let cpu = process_cpu().saturating_sub(cpu);
-    client.close(DEFAULT_GRACE).map_err(fail)?;
+    client.close().map_err(fail)?;
     Ok(Sample {
-        connect,
+        connect: connect_times,
         calls,
         cpu,
     })
 }
 
-fn measure_rmcp(server: &Server, options: &Options) -> Result<Sample, String> {
-    use rmcp::model::CallToolRequestParams;
+fn measure_rmcp(server: &Server, argv: &[OsString], options: &Options) -> Result<Sample, String> {
     use rmcp::transport::TokioChildProcess;
     use rmcp::ServiceExt;
 
     let fail = |e: &dyn std::fmt::Display| format!("rmcp against {}: {e}", server.name);
-    let (program, args) = server.argv.split_first().ok_or("no server program")?;
+    let (program, args) = argv.split_first().ok_or("no server program")?;
     let spawn = || {
         let mut command = tokio::process::Command::new(program);
         command.args(args).env_clear();
@@ -312,6 +418,22 @@ fn measure_rmcp(server: &Server, options: &Options) -> Result<Sample, String> {
             .map(|(transport, _)| transport)
             .map_err(|e| fail(&e))
     };
+    run_rmcp(server, options, || async {
+        ().serve(spawn()?).await.map_err(|e| fail(&e))
+    })
+}
+
+/// rmcp's rounds against `server`, whatever its transport: `connect` opens one client.
+fn run_rmcp<F, Fut>(server: &Server, options: &Options, connect: F) -> Result<Sample, String>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<
+        Output = Result<rmcp::service::RunningService<rmcp::RoleClient, ()>, String>,
+    >,
+{
+    use rmcp::model::CallToolRequestParams;
+
+    let fail = |e: &dyn std::fmt::Display| format!("rmcp against {}: {e}", server.name);
     let arguments: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(server.arguments).map_err(|e| fail(&e))?;
     let params = CallToolRequestParams::new(server.tool).with_arguments(arguments);
@@ -322,14 +444,14 @@ fn measure_rmcp(server: &Server, options: &Options) -> Result<Sample, String> {
         .build()
         .map_err(|e| fail(&e))?;
     runtime.block_on(async {
-        let mut connect = Vec::with_capacity(options.connects);
+        let mut connect_times = Vec::with_capacity(options.connects);
         for _ in 0..options.connects {
             let started = Instant::now();
-            let client = ().serve(spawn()?).await.map_err(|e| fail(&e))?;
-            connect.push(started.elapsed());
+            let client = connect().await?;
+            connect_times.push(started.elapsed());
             client.cancel().await.map_err(|e| fail(&e))?;
         }
-        let client = ().serve(spawn()?).await.map_err(|e| fail(&e))?;
+        let client = connect().await?;
         client.list_tools(None).await.map_err(|e| fail(&e))?;
         let first = client
             .call_tool(params.clone())
@@ -363,21 +485,31 @@ fn measure_rmcp(server: &Server, options: &Options) -> Result<Sample, String> {
         let cpu = process_cpu().saturating_sub(cpu);
         client.cancel().await.map_err(|e| fail(&e))?;
         Ok(Sample {
-            connect,
+            connect: connect_times,
             calls,
             cpu,
         })
     })
 }
 
-fn measure_python(server: &Server, options: &Options, script: &Path) -> Result<Sample, String> {
+fn measure_python(
+    server: &Server,
+    target: &Target,
+    options: &Options,
+    script: &Path,
+) -> Result<Sample, String> {
     let fail = |e: &dyn std::fmt::Display| format!("plain Python against {}: {e}", server.name);
-    let output = Command::new("python3")
+    let mut command = Command::new("python3");
+    command
         .arg(script)
         .arg(options.calls.to_string())
         .arg(options.connects.to_string())
-        .args([server.tool, server.arguments, "--"])
-        .args(&server.argv)
+        .args([server.tool, server.arguments]);
+    match target {
+        Target::Process(argv) => command.arg("--").args(argv),
+        Target::Url(url) => command.args(["--url", url]),
+    };
+    let output = command
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| fail(&e))?;

@@ -4,10 +4,10 @@
 //! The core's [`HttpSession`] decides every header, reads every reply and keeps every
 //! deadline; this crate only moves bytes, with [ureq](https://docs.rs/ureq) (keep-alive, no
 //! redirects followed, so the application's headers and the session id go to the server's
-//! own address and nowhere else). Each exchange runs on a worker thread of a small pool, so
-//! several operations can be in flight at once; every read of a reply is bounded by its
-//! operation's deadline, and a reply the core gives up on (cancelled, too long, past its
-//! deadline) is dropped.
+//! own address and nowhere else). A request alone in flight is performed on the calling
+//! thread; several at once go to a small pool of worker threads. Every read of a reply is
+//! bounded by its operation's deadline, and a reply the core gives up on (cancelled, too
+//! long, past its deadline) is dropped.
 //!
 //! ```no_run
 //! use mcp_sansio::{Allowlist, Config, RawObject};
@@ -100,7 +100,23 @@ struct Job {
     aborted: Arc<Mutex<HashSet<ExchangeId>>>,
 }
 
-/// What a worker saw of a reply.
+/// What an exchange saw of its reply, as it happens.
+enum Seen<'a> {
+    Head {
+        status: u16,
+        content_type: Option<&'a str>,
+        session_id: Option<&'a str>,
+    },
+    Body(&'a [u8]),
+    End,
+    /// The exchange failed; `before_head` when nothing of a reply came.
+    Broken {
+        before_head: bool,
+        why: String,
+    },
+}
+
+/// What a worker saw, sent to the driver: [`Seen`], owned.
 enum Piece {
     Head {
         exchange: ExchangeId,
@@ -110,12 +126,35 @@ enum Piece {
     },
     Body(ExchangeId, Vec<u8>),
     End(ExchangeId),
-    /// The exchange failed; `before_head` when nothing of a reply came.
     Broken {
         exchange: ExchangeId,
         before_head: bool,
         why: String,
     },
+}
+
+impl Piece {
+    fn of(exchange: ExchangeId, seen: Seen<'_>) -> Piece {
+        match seen {
+            Seen::Head {
+                status,
+                content_type,
+                session_id,
+            } => Piece::Head {
+                exchange,
+                status,
+                content_type: content_type.map(str::to_owned),
+                session_id: session_id.map(str::to_owned),
+            },
+            Seen::Body(bytes) => Piece::Body(exchange, bytes.to_vec()),
+            Seen::End => Piece::End(exchange),
+            Seen::Broken { before_head, why } => Piece::Broken {
+                exchange,
+                before_head,
+                why,
+            },
+        }
+    }
 }
 
 /// An MCP server reached over Streamable HTTP, and the sans-io session that speaks to it.
@@ -138,6 +177,8 @@ pub struct HttpClient {
     /// Exchanges handed to a worker whose reply has not ended: only these can be aborted,
     /// so the set the workers read holds nothing that no worker will take out.
     live: HashSet<ExchangeId>,
+    /// The exchange performed on this thread, if one is.
+    here: Option<ExchangeId>,
     aborted: Arc<Mutex<HashSet<ExchangeId>>>,
     events: Vec<Event>,
     /// Why the last exchange that got no reply at all failed, for the error of its operation.
@@ -200,6 +241,7 @@ impl HttpClient {
             busy: Arc::new(AtomicUsize::new(0)),
             max_workers,
             live: HashSet::new(),
+            here: None,
             aborted: Arc::new(Mutex::new(HashSet::new())),
             events: Vec::new(),
             unreachable: None,
@@ -328,34 +370,79 @@ impl HttpClient {
     }
 
     /// Hands every request the session made to a worker, and every abort to the workers.
+    ///
+    /// A request alone in flight is performed here, on the calling thread: no thread
+    /// between the reply and the session, which is what one call at a time costs.
     fn pump(&mut self) {
+        self.take_aborts();
+        let mut ready: Vec<HttpRequest> =
+            std::iter::from_fn(|| self.session.poll_request()).collect();
+        if ready.len() == 1 && self.live.is_empty() {
+            if let Some(request) = ready.pop() {
+                self.perform_here(request);
+            }
+        }
+        for request in ready {
+            self.dispatch(request);
+        }
+    }
+
+    /// Takes the exchanges the session gave up on: a worker's stops reading, and the one
+    /// performed here stops when it is no longer live.
+    fn take_aborts(&mut self) {
         while let Some(exchange) = self.session.poll_abort() {
-            if self.live.remove(&exchange) {
+            if self.live.remove(&exchange) && self.here != Some(exchange) {
                 self.aborted
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .insert(exchange);
             }
         }
+    }
+
+    /// How long an exchange starting now may take: until the session's next deadline.
+    fn timeout(&self) -> Duration {
         let now = self.now();
-        while let Some(request) = self.session.poll_request() {
-            let deadline = self.session.poll_timeout().unwrap_or(now);
-            let timeout = deadline
-                .saturating_duration_since(now)
-                .max(Duration::from_millis(1));
-            if self.busy.load(Ordering::Acquire) >= self.workers && self.workers < self.max_workers
-            {
-                self.spawn_worker();
-            }
-            self.live.insert(request.exchange);
-            let job = Job {
-                request,
-                timeout,
-                aborted: Arc::clone(&self.aborted),
-            };
-            // The workers hold the queue's other end for as long as this client lives.
-            let _ = self.jobs.send(job);
+        let deadline = self.session.poll_timeout().unwrap_or(now);
+        deadline
+            .saturating_duration_since(now)
+            .max(Duration::from_millis(1))
+    }
+
+    /// Hands `request` to a worker, starting one if all are busy.
+    fn dispatch(&mut self, request: HttpRequest) {
+        if self.busy.load(Ordering::Acquire) >= self.workers && self.workers < self.max_workers {
+            self.spawn_worker();
         }
+        self.live.insert(request.exchange);
+        let job = Job {
+            timeout: self.timeout(),
+            request,
+            aborted: Arc::clone(&self.aborted),
+        };
+        // The workers hold the queue's other end for as long as this client lives.
+        let _ = self.jobs.send(job);
+    }
+
+    /// Performs `request` on this thread, feeding its reply to the session as it comes;
+    /// requests the session makes meanwhile (the answer to a server's request on the
+    /// stream) go to the workers.
+    fn perform_here(&mut self, request: HttpRequest) {
+        let exchange = request.exchange;
+        let endpoint = Arc::clone(&self.endpoint);
+        let timeout = self.timeout();
+        self.live.insert(exchange);
+        self.here = Some(exchange);
+        perform(&endpoint, &request, timeout, &mut |seen| {
+            self.feed(exchange, seen);
+            self.take_aborts();
+            while let Some(more) = self.session.poll_request() {
+                self.dispatch(more);
+            }
+            self.live.contains(&exchange)
+        });
+        self.here = None;
+        self.live.remove(&exchange);
     }
 
     fn spawn_worker(&mut self) {
@@ -374,7 +461,15 @@ impl HttpClient {
                     return;
                 };
                 busy.fetch_add(1, Ordering::AcqRel);
-                perform(&endpoint, &job, &replies);
+                let exchange = job.request.exchange;
+                perform(&endpoint, &job.request, job.timeout, &mut |seen| {
+                    let aborted = job
+                        .aborted
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .remove(&exchange);
+                    !aborted && replies.send(Piece::of(exchange, seen)).is_ok()
+                });
                 busy.fetch_sub(1, Ordering::AcqRel);
             });
         if spawned.is_ok() {
@@ -391,19 +486,18 @@ impl HttpClient {
             t.saturating_duration_since(now)
         });
         match self.replies.recv_timeout(wait) {
-            Ok(piece) => self.feed(piece),
+            Ok(piece) => self.feed_piece(piece),
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
         }
         // More may have come meanwhile: take it without waiting.
         while let Ok(piece) = self.replies.try_recv() {
-            self.feed(piece);
+            self.feed_piece(piece);
         }
         let now = self.now();
         self.session.handle_timeout(now);
     }
 
-    fn feed(&mut self, piece: Piece) {
-        let now = self.now();
+    fn feed_piece(&mut self, piece: Piece) {
         match piece {
             Piece::Head {
                 exchange,
@@ -411,23 +505,45 @@ impl HttpClient {
                 content_type,
                 session_id,
             } => {
-                let head = ReplyHead {
+                let seen = Seen::Head {
                     status,
                     content_type: content_type.as_deref(),
                     session_id: session_id.as_deref(),
                 };
-                self.session.handle_head(exchange, head, now);
+                self.feed(exchange, seen);
             }
-            Piece::Body(exchange, bytes) => self.session.handle_body(exchange, &bytes, now),
-            Piece::End(exchange) => {
-                self.live.remove(&exchange);
-                self.session.handle_end(exchange, now);
-            }
+            Piece::Body(exchange, bytes) => self.feed(exchange, Seen::Body(&bytes)),
+            Piece::End(exchange) => self.feed(exchange, Seen::End),
             Piece::Broken {
                 exchange,
                 before_head,
                 why,
+            } => self.feed(exchange, Seen::Broken { before_head, why }),
+        }
+    }
+
+    /// Hands what `exchange` saw to the session.
+    fn feed(&mut self, exchange: ExchangeId, seen: Seen<'_>) {
+        let now = self.now();
+        match seen {
+            Seen::Head {
+                status,
+                content_type,
+                session_id,
             } => {
+                let head = ReplyHead {
+                    status,
+                    content_type,
+                    session_id,
+                };
+                self.session.handle_head(exchange, head, now);
+            }
+            Seen::Body(bytes) => self.session.handle_body(exchange, bytes, now),
+            Seen::End => {
+                self.live.remove(&exchange);
+                self.session.handle_end(exchange, now);
+            }
+            Seen::Broken { before_head, why } => {
                 self.live.remove(&exchange);
                 self.unreachable = before_head.then_some(why);
                 self.session.handle_broken(exchange, now);
@@ -482,60 +598,46 @@ fn prepared<'h, B>(
     builder.config().timeout_global(Some(timeout)).build()
 }
 
-/// Performs one exchange, sending what it sees of the reply to the driver, until the reply
-/// ends, fails, or the driver aborts it.
-fn perform(endpoint: &Endpoint, job: &Job, replies: &SyncSender<Piece>) {
-    let exchange = job.request.exchange;
-    let aborted = || {
-        job.aborted
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&exchange)
-    };
-    let response = match perform_blocking(endpoint, &job.request, job.timeout) {
+/// Performs one exchange, handing what it sees of the reply to `sink` until the reply ends
+/// or fails, or `sink` says to stop (the exchange was aborted).
+fn perform(
+    endpoint: &Endpoint,
+    request: &HttpRequest,
+    timeout: Duration,
+    sink: &mut dyn FnMut(Seen<'_>) -> bool,
+) {
+    let response = match perform_blocking(endpoint, request, timeout) {
         Ok(response) => response,
         Err(e) => {
-            let _ = replies.send(Piece::Broken {
-                exchange,
+            sink(Seen::Broken {
                 before_head: true,
                 why: e.to_string(),
             });
             return;
         }
     };
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
-    let head = Piece::Head {
-        exchange,
+    let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok());
+    let head = Seen::Head {
         status: response.status().as_u16(),
         content_type: header("content-type"),
         session_id: header("mcp-session-id"),
     };
-    if replies.send(head).is_err() {
+    if !sink(head) {
         return;
     }
     let mut reader = response.into_body().into_reader();
     let mut buf = vec![0_u8; READ_BYTES];
     loop {
-        if aborted() {
-            return;
-        }
-        let piece = match reader.read(&mut buf) {
-            Ok(0) => Piece::End(exchange),
-            Ok(n) => Piece::Body(exchange, buf.get(..n).unwrap_or_default().to_vec()),
-            Err(e) => Piece::Broken {
-                exchange,
+        let seen = match reader.read(&mut buf) {
+            Ok(0) => Seen::End,
+            Ok(n) => Seen::Body(buf.get(..n).unwrap_or_default()),
+            Err(e) => Seen::Broken {
                 before_head: false,
                 why: e.to_string(),
             },
         };
-        let last = !matches!(piece, Piece::Body(..));
-        if replies.send(piece).is_err() || last {
+        let last = !matches!(seen, Seen::Body(..));
+        if !sink(seen) || last {
             return;
         }
     }

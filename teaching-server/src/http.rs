@@ -228,11 +228,12 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, sse: bool) {
     }
     let stream =
         sse || messages.len() > 1 || matches!(mode, Mode::EndlessEvent | Mode::EndlessStream);
-    let (content_type, body): (&str, Box<dyn Read + Send>) = if mode == Mode::WrongContentType {
-        (
-            "text/html",
-            Box::new(io::Cursor::new(b"<html>not MCP</html>".to_vec())),
-        )
+    // A whole body is sent with its length; a stream, chunked.
+    let whole = |bytes: Vec<u8>| -> (Option<usize>, Box<dyn Read + Send>) {
+        (Some(bytes.len()), Box::new(io::Cursor::new(bytes)))
+    };
+    let (content_type, (length, body)) = if mode == Mode::WrongContentType {
+        ("text/html", whole(b"<html>not MCP</html>".to_vec()))
     } else if stream {
         let mut text = format!("id: e{event_base}-0\ndata:\n\n");
         for (n, message) in messages.iter().enumerate() {
@@ -260,13 +261,13 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, sse: bool) {
             }),
             _ => Box::new(io::Cursor::new(text.into_bytes())),
         };
-        ("text/event-stream", body)
+        ("text/event-stream", (None, body))
     } else {
         let one = messages.first().map(|m| m.to_vec()).unwrap_or_default();
-        ("application/json", Box::new(io::Cursor::new(one)))
+        ("application/json", whole(one))
     };
     headers.extend(with_header("Content-Type", content_type));
-    let response = Response::new(StatusCode(200), headers, body, None, None);
+    let response = Response::new(StatusCode(200), headers, body, length, None);
     let _ = request.respond(response);
 }
 
