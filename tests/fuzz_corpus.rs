@@ -43,3 +43,8 @@ fn client_session_corpus_replays() {
 fn sse_corpus_replays() {
     replay("sse", mcp_sansio::fuzzing::sse);
 }
+
+#[test]
+fn http_session_corpus_replays() {
+    replay("http_session", mcp_sansio::fuzzing::http_session);
+}

@@ -701,3 +701,16 @@ fn nothing_else_is_posted_before_the_server_takes_notifications_initialized() {
     h.outcome(list).unwrap();
     assert_eq!(h.methods().last().map(String::as_str), Some("tools/list"));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(512))]
+
+    /// The fuzz body on stable: any replies, in any order, never panic, every operation ends
+    /// once, and nothing is left open at the end.
+    #[test]
+    fn any_replies_in_any_order_leave_nothing_open(
+        data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2048)
+    ) {
+        mcp_sansio::fuzzing::http_session(&data);
+    }
+}

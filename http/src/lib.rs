@@ -179,6 +179,8 @@ pub struct HttpClient {
     live: HashSet<ExchangeId>,
     /// The exchange performed on this thread, if one is.
     here: Option<ExchangeId>,
+    /// The bound on an exchange that no operation's deadline covers.
+    operation_timeout: Duration,
     aborted: Arc<Mutex<HashSet<ExchangeId>>>,
     events: Vec<Event>,
     /// Why the last exchange that got no reply at all failed, for the error of its operation.
@@ -223,6 +225,7 @@ impl HttpClient {
                 .user_agent("mcp-sansio-http")
                 .build(),
         );
+        let operation_timeout = config.limits.operation_timeout;
         let (jobs, job_queue) = mpsc::channel();
         let (reply_sender, replies) = mpsc::sync_channel(REPLY_QUEUE);
         Ok(HttpClient {
@@ -242,6 +245,7 @@ impl HttpClient {
             max_workers,
             live: HashSet::new(),
             here: None,
+            operation_timeout,
             aborted: Arc::new(Mutex::new(HashSet::new())),
             events: Vec::new(),
             unreachable: None,
@@ -400,13 +404,17 @@ impl HttpClient {
         }
     }
 
-    /// How long an exchange starting now may take: until the session's next deadline.
+    /// How long an exchange starting now may take: until the session's next deadline, or,
+    /// when nothing has one (a notification sent after its operation ended), one operation's
+    /// time.
     fn timeout(&self) -> Duration {
         let now = self.now();
-        let deadline = self.session.poll_timeout().unwrap_or(now);
-        deadline
-            .saturating_duration_since(now)
-            .max(Duration::from_millis(1))
+        match self.session.poll_timeout() {
+            Some(deadline) => deadline
+                .saturating_duration_since(now)
+                .max(Duration::from_millis(1)),
+            None => self.operation_timeout,
+        }
     }
 
     /// Hands `request` to a worker, starting one if all are busy.
