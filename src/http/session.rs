@@ -140,7 +140,10 @@ enum Renewal {
 /// [`REPLY_HEADERS`](Self::REPLY_HEADERS)), [`handle_body`](Self::handle_body) for its bytes
 /// as they arrive, and [`handle_end`](Self::handle_end) when the body is complete, or
 /// [`handle_broken`](Self::handle_broken) when the connection failed, before or after the
-/// head.
+/// head. Every exchange performed ends with one of those two (bound each by the session's
+/// [`poll_timeout`](Self::poll_timeout) at its start, or by
+/// [`Limits::operation_timeout`](crate::Limits::operation_timeout) when nothing waits), unless
+/// [`poll_abort`](Self::poll_abort) named it first.
 ///
 /// # What it does for each revision
 ///
