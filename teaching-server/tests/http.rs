@@ -88,3 +88,125 @@ fn calls_in_flight_at_once_each_get_their_own_result_in_every_revision() {
         client.close();
     }
 }
+
+#[test]
+fn each_http_failure_reaches_the_library_as_its_typed_error_by_the_deadline() {
+    use mcp_sansio::{Error, HttpError, ProtocolViolation};
+    use mcp_sansio_http::HttpClientError;
+    use std::time::{Duration, Instant};
+
+    type Expected = fn(&HttpClientError) -> bool;
+    let cases: [(&str, &[&str], Expected, usize); 9] = [
+        (
+            "unauthorized",
+            &[],
+            |e| {
+                matches!(
+                    e,
+                    HttpClientError::Mcp(Error::Http(HttpError::Unauthorized))
+                )
+            },
+            0,
+        ),
+        (
+            "redirect",
+            &[],
+            |e| {
+                matches!(
+                    e,
+                    HttpClientError::Mcp(Error::Http(HttpError::Redirected { status: 307 }))
+                )
+            },
+            0,
+        ),
+        (
+            "wrong-content-type",
+            &[],
+            |e| matches!(e, HttpClientError::Mcp(Error::Http(HttpError::ContentType))),
+            0,
+        ),
+        (
+            "oversized",
+            &[],
+            |e| {
+                matches!(
+                    e,
+                    HttpClientError::Mcp(Error::Protocol(ProtocolViolation::FrameTooLong { .. }))
+                )
+            },
+            1,
+        ),
+        (
+            "endless-event",
+            &[],
+            |e| {
+                matches!(
+                    e,
+                    HttpClientError::Mcp(Error::Protocol(ProtocolViolation::FrameTooLong { .. }))
+                )
+            },
+            1,
+        ),
+        (
+            "wrong-id",
+            &["--sse"],
+            |e| {
+                matches!(
+                    e,
+                    HttpClientError::Mcp(Error::Protocol(
+                        ProtocolViolation::UnknownResponseId { .. }
+                    ))
+                )
+            },
+            1,
+        ),
+        (
+            "endless-stream",
+            &[],
+            |e| matches!(e, HttpClientError::Mcp(Error::Timeout { .. })),
+            1,
+        ),
+        (
+            "trickle",
+            &["--sse"],
+            |e| matches!(e, HttpClientError::Mcp(Error::Timeout { .. })),
+            1,
+        ),
+        (
+            "hang",
+            &[],
+            |e| matches!(e, HttpClientError::Mcp(Error::Timeout { .. })),
+            1,
+        ),
+    ];
+    for (mode, extra, expected, calls) in cases {
+        let mut args = vec!["--mode", mode];
+        args.extend_from_slice(extra);
+        let served = Served::start(mode, &args);
+        let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
+        config.limits = Limits::teaching();
+        config.limits.operation_timeout = Duration::from_millis(1000);
+        let started = Instant::now();
+        let mut client = HttpClient::new(&served.url, config).unwrap();
+        let outcome = client
+            .connect()
+            .and_then(|_| client.list_tools())
+            .and_then(|_| {
+                let args = RawObject::parse(r#"{"text":"a b"}"#, &Limits::default()).unwrap();
+                client.call_tool("word_count", &args)
+            });
+        let error = outcome.expect_err(mode);
+        assert!(expected(&error), "{mode}: {error:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{mode}: {:?}",
+            started.elapsed()
+        );
+        let log = std::fs::read_to_string(&served.log).unwrap_or_default();
+        assert_eq!(
+            log.lines().count(),
+            calls,
+            "{mode}: calls that reached the server"
+        );
+    }
+}
