@@ -83,6 +83,58 @@ impl From<Misuse> for HttpClientError {
     }
 }
 
+/// The server's addresses, resolved once when the client is made. ureq's own resolver
+/// looks the host up for every request, on a new thread when a timeout is set (always,
+/// here): a thread per call, where every call goes to the same address.
+#[derive(Debug)]
+struct OnceResolver {
+    addrs: ureq::unversioned::resolver::ResolvedSocketAddrs,
+}
+
+impl OnceResolver {
+    fn new(uri: &ureq::http::Uri) -> Result<Self, HttpClientError> {
+        use std::net::ToSocketAddrs;
+        let host = uri.host().unwrap_or_default();
+        let port = uri
+            .port_u16()
+            .unwrap_or(if uri.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            });
+        // An IPv6 literal comes bracketed in a URL, and must not be for the lookup.
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let found = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| HttpClientError::Unreachable(format!("cannot resolve {host}: {e}")))?;
+        let mut addrs = ureq::unversioned::resolver::ResolvedSocketAddrs::from_fn(|_| {
+            std::net::SocketAddr::from(([0, 0, 0, 0], 0))
+        });
+        for addr in found {
+            if addrs.try_push(addr).is_err() {
+                break;
+            }
+        }
+        if addrs.is_empty() {
+            return Err(HttpClientError::Unreachable(format!(
+                "{host} has no address"
+            )));
+        }
+        Ok(OnceResolver { addrs })
+    }
+}
+
+impl ureq::unversioned::resolver::Resolver for OnceResolver {
+    fn resolve(
+        &self,
+        _uri: &ureq::http::Uri,
+        _config: &ureq::config::Config,
+        _timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        Ok(self.addrs.clone())
+    }
+}
+
 /// Where requests go, shared by the workers.
 #[derive(Debug)]
 struct Endpoint {
@@ -181,6 +233,8 @@ pub struct HttpClient {
     here: Option<ExchangeId>,
     /// The bound on an exchange that no operation's deadline covers.
     operation_timeout: Duration,
+    /// Where the exchange performed on this thread reads its reply, kept between them.
+    read_buf: Vec<u8>,
     aborted: Arc<Mutex<HashSet<ExchangeId>>>,
     events: Vec<Event>,
     /// Why the last exchange that got no reply at all failed, for the error of its operation.
@@ -215,15 +269,18 @@ impl HttpClient {
                 "{url:?} does not start with {want}"
             )));
         }
-        url.parse::<ureq::http::Uri>()
-            .map_err(|e| HttpClientError::InvalidUrl(format!("{url:?}: {e}")))?;
         let max_workers = config.limits.requests_in_flight.saturating_add(2);
-        let agent = ureq::Agent::new_with_config(
+        let uri = url
+            .parse::<ureq::http::Uri>()
+            .map_err(|e| HttpClientError::InvalidUrl(format!("{url:?}: {e}")))?;
+        let agent = ureq::Agent::with_parts(
             ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .max_redirects(0)
                 .user_agent("mcp-sansio-http")
                 .build(),
+            ureq::unversioned::transport::DefaultConnector::default(),
+            OnceResolver::new(&uri)?,
         );
         let operation_timeout = config.limits.operation_timeout;
         let (jobs, job_queue) = mpsc::channel();
@@ -246,6 +303,7 @@ impl HttpClient {
             live: HashSet::new(),
             here: None,
             operation_timeout,
+            read_buf: Vec::new(),
             aborted: Arc::new(Mutex::new(HashSet::new())),
             events: Vec::new(),
             unreachable: None,
@@ -441,7 +499,9 @@ impl HttpClient {
         let timeout = self.timeout();
         self.live.insert(exchange);
         self.here = Some(exchange);
-        perform(&endpoint, &request, timeout, &mut |seen| {
+        let mut buf = std::mem::take(&mut self.read_buf);
+        buf.resize(READ_BYTES, 0);
+        perform(&endpoint, &request, timeout, &mut buf, &mut |seen| {
             self.feed(exchange, seen);
             self.take_aborts();
             while let Some(more) = self.session.poll_request() {
@@ -449,6 +509,7 @@ impl HttpClient {
             }
             self.live.contains(&exchange)
         });
+        self.read_buf = buf;
         self.here = None;
         self.live.remove(&exchange);
     }
@@ -460,25 +521,34 @@ impl HttpClient {
         let busy = Arc::clone(&self.busy);
         let spawned = std::thread::Builder::new()
             .name(String::from("mcp-sansio-http"))
-            .spawn(move || loop {
-                let job = {
-                    let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
-                    queue.recv()
-                };
-                let Ok(job) = job else {
-                    return;
-                };
-                busy.fetch_add(1, Ordering::AcqRel);
-                let exchange = job.request.exchange;
-                perform(&endpoint, &job.request, job.timeout, &mut |seen| {
-                    let aborted = job
-                        .aborted
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .remove(&exchange);
-                    !aborted && replies.send(Piece::of(exchange, seen)).is_ok()
-                });
-                busy.fetch_sub(1, Ordering::AcqRel);
+            .spawn(move || {
+                let mut buf = vec![0_u8; READ_BYTES];
+                loop {
+                    let job = {
+                        let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+                        queue.recv()
+                    };
+                    let Ok(job) = job else {
+                        return;
+                    };
+                    busy.fetch_add(1, Ordering::AcqRel);
+                    let exchange = job.request.exchange;
+                    perform(
+                        &endpoint,
+                        &job.request,
+                        job.timeout,
+                        &mut buf,
+                        &mut |seen| {
+                            let aborted = job
+                                .aborted
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .remove(&exchange);
+                            !aborted && replies.send(Piece::of(exchange, seen)).is_ok()
+                        },
+                    );
+                    busy.fetch_sub(1, Ordering::AcqRel);
+                }
             });
         if spawned.is_ok() {
             self.workers += 1;
@@ -612,6 +682,7 @@ fn perform(
     endpoint: &Endpoint,
     request: &HttpRequest,
     timeout: Duration,
+    buf: &mut [u8],
     sink: &mut dyn FnMut(Seen<'_>) -> bool,
 ) {
     let response = match perform_blocking(endpoint, request, timeout) {
@@ -634,9 +705,8 @@ fn perform(
         return;
     }
     let mut reader = response.into_body().into_reader();
-    let mut buf = vec![0_u8; READ_BYTES];
     loop {
-        let seen = match reader.read(&mut buf) {
+        let seen = match reader.read(buf) {
             Ok(0) => Seen::End,
             Ok(n) => Seen::Body(buf.get(..n).unwrap_or_default()),
             Err(e) => Seen::Broken {
