@@ -120,6 +120,35 @@ fn auto_falls_back_on_silence_and_ignores_the_late_probe_answer() {
 }
 
 #[test]
+fn a_modern_server_that_answered_the_probe_too_late_is_discovered_again() {
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Auto, &[]));
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.jump_to_next_timeout();
+    assert_eq!(pair.sent, [DISCOVER, INITIALIZE_11_25_AS_2]);
+    // The probe's answer comes late, and the server, now serving 2026-07-28 on this
+    // connection, refuses initialize naming what it takes.
+    pair.reply(DISCOVER_RESULT);
+    pair.reply(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"connection is serving the 2026-07-28 protocol","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}}"#);
+    let discover_again = pair.sent.last().unwrap().clone();
+    assert!(
+        discover_again.contains(r#""id":3,"method":"server/discover""#),
+        "{discover_again}"
+    );
+    pair.reply(&DISCOVER_RESULT.replace("\"id\":1", "\"id\":3"));
+    let c = pair.finished(op).unwrap();
+    assert_eq!(c.version, ProtocolVersion::V2026_07_28);
+
+    // A stateful-only choice, refused the same way, fails instead of asking again.
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Stateful, &[]));
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.reply(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28"]}}}"#);
+    assert!(matches!(pair.finished(op), Err(Error::Rpc(_))));
+    assert_eq!(pair.sent.len(), 1);
+}
+
+#[test]
 fn the_probe_never_takes_the_whole_handshake_deadline() {
     let mut config = Pair::config(ProtocolChoice::Auto, &[]);
     config.limits.operation_timeout = core::time::Duration::from_secs(1);

@@ -163,7 +163,9 @@ impl Machine for Handshake {
 
     fn on_error(&mut self, error: RpcError, ctx: &Context<'_>) -> Step {
         let (probing, tried) = match *self {
-            Handshake::Initialize { .. } => return Step::Fail(Error::Rpc(error)),
+            Handshake::Initialize { offered } => {
+                return self.initialize_refused(error, offered, ctx)
+            }
             Handshake::Probe { version, .. } => (true, version),
             Handshake::Discover { version } => (false, version),
         };
@@ -178,6 +180,28 @@ impl Machine for Handshake {
                 _ => Step::Fail(Incompatible::NotStateless { error }.into()),
             },
         }
+    }
+}
+
+impl Handshake {
+    /// `initialize` was refused. A server that names the versions it takes (-32022) may be a
+    /// 2026-07-28 server that answered the probe too late and now holds the connection to
+    /// that revision (the Python SDK does): `server/discover` follows if a revision both
+    /// speak is left, never the same `initialize` again.
+    fn initialize_refused(
+        &mut self,
+        error: RpcError,
+        offered: ProtocolVersion,
+        ctx: &Context<'_>,
+    ) -> Step {
+        if let DiscoverError::Unsupported(supported) = read_discover_error(&error) {
+            match choose(ctx.choice, &supported, offered) {
+                Some(Attempt::Initialize(version)) if version == offered => {}
+                Some(attempt) => return self.retry(attempt),
+                None => {}
+            }
+        }
+        Step::Fail(Error::Rpc(error))
     }
 }
 
