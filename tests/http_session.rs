@@ -271,6 +271,8 @@ struct LegacyServer {
     live: Option<String>,
     /// Answer every request (after the handshake) with 404 this many times.
     expire: u32,
+    /// What the `GET` stream carries; without it, `GET` gets 405.
+    listen: Option<String>,
 }
 
 impl LegacyServer {
@@ -279,6 +281,7 @@ impl LegacyServer {
             sessions: 0,
             live: None,
             expire: 0,
+            listen: None,
         }
     }
 
@@ -289,6 +292,15 @@ impl LegacyServer {
         if request.method == HttpMethod::Delete {
             self.live = None;
             return Some(accepted());
+        }
+        if request.method == HttpMethod::Get {
+            return Some(match &self.listen {
+                Some(events) => sse_reply(events),
+                None => Reply {
+                    status: 405,
+                    ..accepted()
+                },
+            });
         }
         if method == "server/discover" {
             return Some(json_reply(
@@ -369,6 +381,7 @@ fn a_legacy_session_falls_back_from_the_probe_and_echoes_its_id() {
             "server/discover",
             "initialize",
             "notifications/initialized",
+            "GET",
             "tools/list",
             "tools/call"
         ]
@@ -409,7 +422,7 @@ fn an_expired_session_is_renewed_once_and_the_refused_request_sent_again() {
     assert_eq!(calls[0].header("Mcp-Session-Id"), Some("session-1"));
     assert_eq!(calls[1].header("Mcp-Session-Id"), Some("session-2"));
     assert_eq!(
-        &h.methods()[4..],
+        &h.methods()[5..],
         [
             "tools/call",
             "initialize",
@@ -451,8 +464,13 @@ fn requests_the_old_session_took_fail_and_are_never_replayed() {
     assert_eq!(h.outcome(second).unwrap().text(), "4");
     let calls = h.methods().iter().filter(|m| *m == "tools/call").count();
     assert_eq!(calls, 3, "first once, second twice");
+    let first_call = h
+        .log
+        .iter()
+        .find(|r| rpc_method(r) == "tools/call")
+        .unwrap();
     assert!(
-        h.aborted.contains(&h.log[4].exchange),
+        h.aborted.contains(&first_call.exchange),
         "the first's stream is dropped"
     );
 }
@@ -617,8 +635,12 @@ fn resuming_is_bounded() {
         h.run(&mut { breaking });
     }
     assert_eq!(h.outcome(op), Err(Error::Http(HttpError::StreamBroken)));
-    let gets = h.log.iter().filter(|r| r.method == HttpMethod::Get).count();
-    assert_eq!(gets, Limits::default().stream_resumes);
+    let resumes = h
+        .log
+        .iter()
+        .filter(|r| r.header("Last-Event-ID").is_some())
+        .count();
+    assert_eq!(resumes, Limits::default().stream_resumes);
 }
 
 #[test]
@@ -713,4 +735,57 @@ proptest::proptest! {
     ) {
         mcp_sansio::fuzzing::http_session(&data);
     }
+}
+
+#[test]
+fn the_get_stream_brings_what_belongs_to_no_request_and_is_asked_for_within_bounds() {
+    use mcp_sansio::{ListKind, ServerNotification};
+    // A server that offers none (405) is not asked again.
+    let mut server = LegacyServer::new();
+    let mut h = legacy_connected(&mut server);
+    let op = call(&mut h);
+    h.run(&mut |r| server.reply(r));
+    h.outcome(op).unwrap();
+    let gets = |h: &Harness| h.log.iter().filter(|r| r.method == HttpMethod::Get).count();
+    assert_eq!(gets(&h), 1);
+    assert_eq!(h.http.open_exchanges(), 0);
+
+    // One that sends a list_changed on it, then ends the stream each time.
+    let mut server = LegacyServer::new();
+    server.listen = Some(String::from(
+        "retry: 500\nid: g-1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
+    ));
+    let mut h = legacy_connected(&mut server);
+    assert!(
+        h.events
+            .contains(&Event::Notification(ServerNotification::ListChanged(
+                ListKind::Tools
+            ))),
+        "{:?}",
+        h.events
+    );
+    let get = h.log.iter().find(|r| r.method == HttpMethod::Get).unwrap();
+    assert_eq!(get.header("Accept"), Some("text/event-stream"));
+    assert_eq!(get.header("Mcp-Session-Id"), Some("session-1"));
+    assert_eq!(get.header("Last-Event-ID"), None);
+    // Asked for again after its retry time, resuming from its last event.
+    assert_eq!(h.http.poll_timeout(), Some(Instant::from_millis(500)));
+    h.now = Instant::from_millis(500);
+    h.http.handle_timeout(h.now);
+    h.run(&mut |r| server.reply(r));
+    let last = h.log.last().unwrap();
+    assert_eq!(last.method, HttpMethod::Get);
+    assert_eq!(last.header("Last-Event-ID"), Some("g-1"));
+
+    // A stream that ends without an event is asked for again at most stream_resumes times.
+    server.listen = Some(String::from(": nothing\n\n"));
+    for _ in 0..10 {
+        if let Some(at) = h.http.poll_timeout() {
+            h.now = at;
+        }
+        h.http.handle_timeout(h.now);
+        h.run(&mut |r| server.reply(r));
+    }
+    assert_eq!(gets(&h), 2 + Limits::default().stream_resumes);
+    assert_eq!(h.http.poll_timeout(), None);
 }

@@ -229,6 +229,8 @@ pub struct HttpClient {
     /// Exchanges handed to a worker whose reply has not ended: only these can be aborted,
     /// so the set the workers read holds nothing that no worker will take out.
     live: HashSet<ExchangeId>,
+    /// The live exchanges that are `GET` streams.
+    streams: HashSet<ExchangeId>,
     /// The exchange performed on this thread, if one is.
     here: Option<ExchangeId>,
     /// The bound on an exchange that no operation's deadline covers.
@@ -301,6 +303,7 @@ impl HttpClient {
             busy: Arc::new(AtomicUsize::new(0)),
             max_workers,
             live: HashSet::new(),
+            streams: HashSet::new(),
             here: None,
             operation_timeout,
             read_buf: Vec::new(),
@@ -439,7 +442,9 @@ impl HttpClient {
         self.take_aborts();
         let mut ready: Vec<HttpRequest> =
             std::iter::from_fn(|| self.session.poll_request()).collect();
-        if ready.len() == 1 && self.live.is_empty() {
+        // A POST only, and alone but for GET streams (which last as long as the session).
+        let alone = ready.len() == 1 && self.live.len() == self.streams.len();
+        if alone && ready.iter().all(|r| r.method == HttpMethod::Post) {
             if let Some(request) = ready.pop() {
                 self.perform_here(request);
             }
@@ -449,11 +454,17 @@ impl HttpClient {
         }
     }
 
+    /// Forgets `exchange` as live; whether it was.
+    fn ended(&mut self, exchange: ExchangeId) -> bool {
+        self.streams.remove(&exchange);
+        self.live.remove(&exchange)
+    }
+
     /// Takes the exchanges the session gave up on: a worker's stops reading, and the one
     /// performed here stops when it is no longer live.
     fn take_aborts(&mut self) {
         while let Some(exchange) = self.session.poll_abort() {
-            if self.live.remove(&exchange) && self.here != Some(exchange) {
+            if self.ended(exchange) && self.here != Some(exchange) {
                 self.aborted
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -475,12 +486,18 @@ impl HttpClient {
         }
     }
 
-    /// Hands `request` to a worker, starting one if all are busy.
+    /// Hands `request` to a worker, starting one if all are busy. A job counts as busy from
+    /// here, not from when a worker takes it: a job queued behind a stream that lasts the
+    /// session would otherwise wait for a worker that never comes free.
     fn dispatch(&mut self, request: HttpRequest) {
-        if self.busy.load(Ordering::Acquire) >= self.workers && self.workers < self.max_workers {
+        let busy = self.busy.fetch_add(1, Ordering::AcqRel);
+        if busy >= self.workers && self.workers < self.max_workers {
             self.spawn_worker();
         }
         self.live.insert(request.exchange);
+        if request.method == HttpMethod::Get {
+            self.streams.insert(request.exchange);
+        }
         let job = Job {
             timeout: self.timeout(),
             request,
@@ -511,7 +528,7 @@ impl HttpClient {
         });
         self.read_buf = buf;
         self.here = None;
-        self.live.remove(&exchange);
+        self.ended(exchange);
     }
 
     fn spawn_worker(&mut self) {
@@ -531,7 +548,6 @@ impl HttpClient {
                     let Ok(job) = job else {
                         return;
                     };
-                    busy.fetch_add(1, Ordering::AcqRel);
                     let exchange = job.request.exchange;
                     perform(
                         &endpoint,
@@ -618,11 +634,11 @@ impl HttpClient {
             }
             Seen::Body(bytes) => self.session.handle_body(exchange, bytes, now),
             Seen::End => {
-                self.live.remove(&exchange);
+                self.ended(exchange);
                 self.session.handle_end(exchange, now);
             }
             Seen::Broken { before_head, why } => {
-                self.live.remove(&exchange);
+                self.ended(exchange);
                 self.unreachable = before_head.then_some(why);
                 self.session.handle_broken(exchange, now);
             }

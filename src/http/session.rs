@@ -107,6 +107,21 @@ struct Scheduled {
     request: HttpRequest,
 }
 
+/// The optional `GET` stream of a 2025-06-18 or 2025-11-25 session, on which the server sends
+/// what belongs to no request (a `list_changed`, a ping).
+#[derive(Debug)]
+enum Listen {
+    /// Not asked for yet: the session is not open.
+    Idle,
+    /// The `GET` was made; `open` once its reply is an event stream.
+    Active { exchange: ExchangeId, open: bool },
+    /// To be asked for again at `at`, after the stream ended or broke.
+    Waiting { at: Instant },
+    /// The server offers none (405, or any refusal), the stream failed too often, or the
+    /// session ended: never asked for again.
+    Off,
+}
+
 /// Where an expired session's renewal stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Renewal {
@@ -176,8 +191,13 @@ enum Renewal {
 ///   without a 2026-07-28 error body, or a JSON-RPC error outside that revision's range, means
 ///   a server of the handshake revisions, and `initialize` follows.
 ///
-/// Not done here: the optional `GET` stream of unsolicited server messages in the handshake
-/// revisions, and OAuth (a token the application has is a header it adds).
+/// - **The `GET` stream** (handshake revisions, once the session is open): what belongs to
+///   no request (a `list_changed`, a ping) comes as events; a 405 or any refusal means none
+///   is offered, and it is not asked for again; a stream that ends or breaks is asked for
+///   again after its `retry` time (1 s by default) from its last event id, at most
+///   [`Limits::stream_resumes`] times in a row without an event.
+///
+/// Not done here: OAuth (a token the application has is a header it adds).
 #[derive(Debug)]
 pub struct HttpSession {
     client: Client,
@@ -194,6 +214,11 @@ pub struct HttpSession {
     /// The POST of `notifications/initialized`, until the server acknowledged it: HTTP keeps
     /// no order between requests, so nothing else goes out before the session is open.
     opening: Option<ExchangeId>,
+    listen: Listen,
+    /// The `GET` stream's reader, kept across reconnections for its last event id.
+    listen_reader: SseReader,
+    /// How many times in a row the `GET` stream ended or broke without an event.
+    listen_failures: usize,
     frame: Vec<u8>,
 }
 
@@ -217,6 +242,9 @@ impl HttpSession {
             aborts: VecDeque::new(),
             renewal: Renewal::Settled,
             opening: None,
+            listen: Listen::Idle,
+            listen_reader: SseReader::new(&limits),
+            listen_failures: 0,
             frame: Vec::new(),
         }
     }
@@ -240,7 +268,7 @@ impl HttpSession {
 
     /// How many exchanges are open: performed or to perform, and not yet ended.
     pub fn open_exchanges(&self) -> usize {
-        self.exchanges.len()
+        self.exchanges.len() + usize::from(matches!(self.listen, Listen::Active { .. }))
     }
 
     /// The next event, as [`Client::poll_event`].
@@ -261,11 +289,15 @@ impl HttpSession {
     /// When [`handle_timeout`](Self::handle_timeout) must be called next, if anything waits.
     #[must_use = "waiting past it leaves operations past their deadlines"]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let resume = self.scheduled.iter().map(|s| s.at).min();
-        match (self.client.poll_timeout(), resume) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let listen = match self.listen {
+            Listen::Waiting { at } => Some(at),
+            _ => None,
+        };
+        [self.client.poll_timeout(), listen]
+            .into_iter()
+            .chain(self.scheduled.iter().map(|s| Some(s.at)))
+            .flatten()
+            .min()
     }
 
     /// Applies every deadline up to `now`, and releases resumptions that are due.
@@ -280,12 +312,20 @@ impl HttpSession {
                 at += 1;
             }
         }
+        if matches!(self.listen, Listen::Waiting { at } if at <= now) {
+            self.listen = Listen::Idle;
+            self.start_listening();
+        }
     }
 
     /// Ends the session: a 2025-06-18 or 2025-11-25 session with an id is ended on the
     /// server with `DELETE` (a 405 reply is fine). Perform the request, if one is given,
     /// and the session is done.
     pub fn close(&mut self) -> Option<HttpRequest> {
+        if let Listen::Active { exchange, .. } = self.listen {
+            self.aborts.push_back(exchange);
+        }
+        self.listen = Listen::Off;
         let id = self.session_id.take()?;
         let exchange = self.new_exchange();
         self.exchanges.push(Exchange::new(
@@ -513,6 +553,9 @@ impl HttpSession {
     pub fn handle_head(&mut self, exchange: ExchangeId, head: ReplyHead<'_>, now: Instant) {
         self.client.handle_timeout(now);
         self.opened(exchange);
+        if self.listening_on(exchange) {
+            return self.listen_head(head);
+        }
         let Some(at) = self.position(exchange) else {
             return;
         };
@@ -583,6 +626,9 @@ impl HttpSession {
     /// Bytes of `exchange`'s reply body, cut anywhere.
     pub fn handle_body(&mut self, exchange: ExchangeId, mut bytes: &[u8], now: Instant) {
         self.client.handle_timeout(now);
+        if self.listening_on(exchange) {
+            return self.listen_body(bytes, now);
+        }
         let Some(at) = self.position(exchange) else {
             return;
         };
@@ -637,6 +683,9 @@ impl HttpSession {
     /// `exchange`'s reply body is complete.
     pub fn handle_end(&mut self, exchange: ExchangeId, now: Instant) {
         self.client.handle_timeout(now);
+        if self.listening_on(exchange) {
+            return self.listen_lost(now);
+        }
         let Some(at) = self.position(exchange) else {
             return;
         };
@@ -680,6 +729,9 @@ impl HttpSession {
     pub fn handle_broken(&mut self, exchange: ExchangeId, now: Instant) {
         self.client.handle_timeout(now);
         self.opened(exchange);
+        if self.listening_on(exchange) {
+            return self.listen_lost(now);
+        }
         let Some(at) = self.position(exchange) else {
             return;
         };
@@ -701,7 +753,103 @@ impl HttpSession {
     fn opened(&mut self, exchange: ExchangeId) {
         if self.opening == Some(exchange) {
             self.opening = None;
+            self.start_listening();
         }
+    }
+
+    // ---- the GET stream ------------------------------------------------------------------
+
+    fn listening_on(&self, exchange: ExchangeId) -> bool {
+        matches!(self.listen, Listen::Active { exchange: e, .. } if e == exchange)
+    }
+
+    /// Asks for the `GET` stream, in an open session of the handshake revisions that has an
+    /// id and has not been refused one.
+    fn start_listening(&mut self) {
+        let Some(session) = self.session_id.clone() else {
+            return;
+        };
+        let version = self.client.connection().map(|c| c.version);
+        let legacy = version.is_some_and(|v| v.era() == Era::Stateful);
+        if !legacy || !matches!(self.listen, Listen::Idle) || self.holding() {
+            return;
+        }
+        let exchange = self.new_exchange();
+        let mut headers: Vec<(Cow<'static, str>, String)> = Vec::with_capacity(4);
+        headers.push((Cow::Borrowed("Accept"), String::from("text/event-stream")));
+        headers.push((Cow::Borrowed("Mcp-Session-Id"), session));
+        if let Some(version) = version {
+            headers.push((
+                Cow::Borrowed("MCP-Protocol-Version"),
+                String::from(version.as_str()),
+            ));
+        }
+        if let Some(id) = self.listen_reader.last_event_id().and_then(header_safe) {
+            headers.push((Cow::Borrowed("Last-Event-ID"), id));
+        }
+        self.listen = Listen::Active {
+            exchange,
+            open: false,
+        };
+        self.ready.push_back(HttpRequest {
+            exchange,
+            method: HttpMethod::Get,
+            headers,
+            body: Vec::new(),
+        });
+    }
+
+    fn listen_head(&mut self, head: ReplyHead<'_>) {
+        let stream = (200..300).contains(&head.status)
+            && matches!(media_type(head.content_type), Some(Media::EventStream));
+        match (&mut self.listen, stream) {
+            (Listen::Active { open, .. }, true) => *open = true,
+            (Listen::Active { exchange, .. }, false) => {
+                // 405 is the usual "none offered"; whatever refused it, it is not asked again.
+                self.aborts.push_back(*exchange);
+                self.listen = Listen::Off;
+            }
+            _ => {}
+        }
+    }
+
+    fn listen_body(&mut self, mut bytes: &[u8], now: Instant) {
+        if !matches!(self.listen, Listen::Active { open: true, .. }) {
+            return;
+        }
+        loop {
+            match self.listen_reader.next_event(&mut bytes) {
+                Sse::NeedMore => return,
+                Sse::TooLong { .. } => {
+                    if let Listen::Active { exchange, .. } = self.listen {
+                        self.aborts.push_back(exchange);
+                    }
+                    return self.listen_lost(now);
+                }
+                Sse::Event(event) => {
+                    self.listen_failures = 0;
+                    if event.is_message() {
+                        self.client.handle_message(event.data, now);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `GET` stream ended, broke or was refused mid-way: asked for again after its
+    /// `retry` time (1 s if it set none), at most [`Limits::stream_resumes`] times in a row
+    /// without an event between.
+    fn listen_lost(&mut self, now: Instant) {
+        self.listen_reader.end_of_stream();
+        self.listen_failures += 1;
+        self.listen = if self.listen_failures > self.limits.stream_resumes {
+            Listen::Off
+        } else {
+            let retry = self.listen_reader.retry_ms().unwrap_or(1000);
+            Listen::Waiting {
+                at: now.saturating_add(core::time::Duration::from_millis(retry)),
+            }
+        };
     }
 
     /// The reply to request `id` ended or broke before its answer: resume the stream where
@@ -719,9 +867,7 @@ impl HttpSession {
             .stream
             .as_ref()
             .and_then(SseReader::last_event_id)
-            .and_then(|id| core::str::from_utf8(id).ok())
-            .filter(|id| !id.is_empty() && id.bytes().all(|b| (0x20..=0x7E).contains(&b)))
-            .map(String::from);
+            .and_then(header_safe);
         let (Some(event_id), true) = (
             event_id,
             resumable && entry.resumes < self.limits.stream_resumes,
@@ -797,6 +943,12 @@ impl HttpSession {
         self.session_id = None;
         self.renewal = Renewal::Renewing;
         self.opening = None;
+        if let Listen::Active { exchange, .. } = self.listen {
+            self.aborts.push_back(exchange);
+        }
+        if !matches!(self.listen, Listen::Off) {
+            self.listen = Listen::Idle;
+        }
         let keep = match &request {
             Some((Sent::Request { id, .. }, _)) => Some(*id),
             _ => None,
@@ -855,6 +1007,14 @@ fn media_type(content_type: Option<&str>) -> Option<Media> {
     } else {
         None
     }
+}
+
+/// An event id as a `Last-Event-ID` value: `None` unless it is plain, non-empty ASCII.
+fn header_safe(id: &[u8]) -> Option<String> {
+    let plain = !id.is_empty() && id.iter().all(|b| (0x20..=0x7E).contains(b));
+    plain
+        .then(|| core::str::from_utf8(id).ok().map(String::from))
+        .flatten()
 }
 
 /// A session id: 1 to `limit` bytes of visible ASCII (0x21 to 0x7E).
