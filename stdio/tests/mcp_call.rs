@@ -648,6 +648,21 @@ fn over_http_every_revision_lists_and_calls_and_refuses_what_is_not_allowed() {
 }
 
 #[test]
+fn over_http_the_applications_header_reaches_the_server() {
+    let server = HttpServer::start("token", "normal", &["--token", "s3cret"]);
+    let mut args = vec!["--url", server.url.as_str(), "--args", r#"{"text":"a b"}"#];
+    args.extend(word_count(&[]));
+    mcp_call(&args).failed(4, "401");
+    assert_eq!(server.calls(), 0);
+    args.extend(["--header", "Authorization: Bearer s3cret"]);
+    let run = mcp_call(&args);
+    run.succeeded();
+    assert_eq!(run.stdout, "2\n");
+    assert_eq!(server.calls(), 1);
+    mcp_call(&["--url", &server.url, "--header", "no colon", "--list"]).failed(2, "NAME: VALUE");
+}
+
+#[test]
 fn over_http_each_failure_ends_by_its_deadline_with_its_exit_code() {
     for (mode, extra, code, needle, calls) in [
         ("unauthorized", &[][..], 4, "401", 0),

@@ -27,9 +27,18 @@ struct Shared {
     events: u64,
 }
 
+/// How the server answers over HTTP.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Options {
+    /// Replies as server-sent events, opening with a priming event.
+    pub(crate) sse: bool,
+    /// Requests without `Authorization: Bearer TOKEN` get 401.
+    pub(crate) token: Option<String>,
+}
+
 /// Serves the MCP endpoint `/mcp` at `addr` (`127.0.0.1:0` picks a port) until killed;
 /// prints `http://ADDR/mcp` on stdout once listening.
-pub(crate) fn serve(addr: &str, serve: Serve, sse: bool) -> Result<(), String> {
+pub(crate) fn serve(addr: &str, serve: Serve, options: Options) -> Result<(), String> {
     let server = Server::http(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let bound = server
         .server_addr()
@@ -46,8 +55,9 @@ pub(crate) fn serve(addr: &str, serve: Serve, sse: bool) -> Result<(), String> {
     }));
     for request in server.incoming_requests() {
         let shared = Arc::clone(&shared);
+        let options = options.clone();
         // One thread per request: a reply that never ends holds only its own.
-        std::thread::spawn(move || answer(request, &shared, sse));
+        std::thread::spawn(move || answer(request, &shared, &options));
     }
     Ok(())
 }
@@ -88,13 +98,21 @@ fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-fn answer(mut request: Request, shared: &Mutex<Shared>, sse: bool) {
+fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
+    let sse = options.sse;
     let mode = shared
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .serve
         .mode;
+    let authorized = options.token.as_ref().is_none_or(|token| {
+        header(&request, "authorization").as_deref() == Some(format!("Bearer {token}").as_str())
+    });
     match (request.method(), mode) {
+        _ if !authorized => {
+            let _ = request.respond(bare(401, "WWW-Authenticate", "Bearer"));
+            return;
+        }
         (_, Mode::Unauthorized) => {
             let _ = request.respond(bare(401, "WWW-Authenticate", "Bearer"));
             return;

@@ -64,7 +64,7 @@ impl Out {
 
 /// Serves on stdin and stdout until stdin ends, or over HTTP with `--http ADDR`, as
 /// `serve`'s `args` say (`--mode MODE`, `--log PATH`, `--pid-file PATH`, `--delay-ms N`,
-/// `--http ADDR`, `--sse`).
+/// `--http ADDR`, `--sse`, `--token TOKEN`).
 ///
 /// # Errors
 /// A sentence for the user when an argument is wrong or a file cannot be opened.
@@ -119,7 +119,11 @@ pub fn serve(args: &[String]) -> Result<(), String> {
     };
     if let Some(addr) = option(args, "--http") {
         server.out = Out::Reply(Vec::new());
-        return http::serve(addr, server, args.iter().any(|a| a == "--sse"));
+        let options = http::Options {
+            sse: args.iter().any(|a| a == "--sse"),
+            token: option(args, "--token").map(String::from),
+        };
+        return http::serve(addr, server, options);
     }
     for line in io::stdin().lock().lines() {
         let Ok(line) = line else { break };
