@@ -94,13 +94,16 @@
 //!   an id is an integer or a string and nothing else (`true`, `1.0` and `"1"` never answer
 //!   request `1`), and payloads stay compact JSON text ([`RawObject`]) instead of a tree.
 //! - [`encode_frame`] writes a [`Message`] as one compact line.
-//! - For Streamable HTTP: [`SseReader`] splits a `text/event-stream` body into events under the
-//!   same bound, and [`header_value`] and [`Tool::param_headers`] give what 2026-07-28 mirrors
-//!   into headers.
+//! - For Streamable HTTP: [`HttpSession`] is the client session over HTTP in every revision:
+//!   it owns a [`Client`], makes each message an [`HttpRequest`] with its exact headers, and
+//!   reads each reply (JSON or server-sent events) back into it. Underneath, [`SseReader`]
+//!   splits a `text/event-stream` body into events under the same bound, and
+//!   [`header_value`] and [`Tool::param_headers`] give what 2026-07-28 mirrors into headers.
 //!
 //! Errors say who is at fault: the peer's bytes ([`Error::Malformed`]), the peer's use of the
 //! protocol ([`Error::Protocol`]), a peer that cannot work with this client
-//! ([`Error::Incompatible`]), the peer's refusal ([`Error::Rpc`]), the application
+//! ([`Error::Incompatible`]), the peer's refusal ([`Error::Rpc`]), an HTTP reply with no
+//! answer in it ([`Error::Http`]), the application
 //! ([`Error::Misuse`]), or time ([`Error::Timeout`]). Commands can only be refused, so they
 //! return [`Misuse`] alone.
 //!
