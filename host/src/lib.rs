@@ -57,6 +57,7 @@ mod observe;
 mod offer;
 mod palette;
 mod schema;
+pub mod search;
 
 pub use dispatch::{Dispatch, Refusal};
 pub use observe::Observation;

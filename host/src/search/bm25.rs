@@ -1,0 +1,188 @@
+//! Okapi BM25 over the tools of a catalog.
+
+use std::collections::HashMap;
+
+use super::text::{tokens, ToolText};
+use super::{Hit, Ranker};
+
+/// Okapi BM25, built once per catalog, over each tool's name, title, description, parameter
+/// names and descriptions, and server name.
+///
+/// A term in the name, title or server name counts [`Bm25::NAME_WEIGHT`] times: a request
+/// for "the forecast" means `get_forecast` more than a tool that mentions forecasts. The
+/// parameters are the usual ones: `k1` = 1.2 (how fast repeats of a term stop adding) and
+/// `b` = 0.75 (how much a long description is discounted).
+#[derive(Clone, Debug)]
+pub struct Bm25 {
+    k1: f64,
+    b: f64,
+    /// For each term, the tools holding it and how often (name terms weighted).
+    postings: HashMap<String, Vec<(usize, f64)>>,
+    lengths: Vec<f64>,
+    average: f64,
+    /// (server, tool) of each tool, for breaking ties.
+    keys: Vec<(String, String)>,
+}
+
+impl Bm25 {
+    /// How many times a term of the name, title or server name counts.
+    pub const NAME_WEIGHT: f64 = 3.0;
+
+    /// The index of `tools`, with `k1` = 1.2 and `b` = 0.75.
+    pub fn new(tools: &[ToolText]) -> Self {
+        Bm25::with_parameters(tools, 1.2, 0.75)
+    }
+
+    /// The index of `tools` with other parameters.
+    pub fn with_parameters(tools: &[ToolText], k1: f64, b: f64) -> Self {
+        let mut postings: HashMap<String, Vec<(usize, f64)>> = HashMap::new();
+        let mut lengths = Vec::with_capacity(tools.len());
+        for (index, tool) in tools.iter().enumerate() {
+            let mut counts: HashMap<&str, f64> = HashMap::new();
+            for term in &tool.name_terms {
+                *counts.entry(term).or_default() += Self::NAME_WEIGHT;
+            }
+            for term in &tool.body_terms {
+                *counts.entry(term).or_default() += 1.0;
+            }
+            lengths.push(counts.values().sum());
+            for (term, count) in counts {
+                postings
+                    .entry(term.to_owned())
+                    .or_default()
+                    .push((index, count));
+            }
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let average = lengths.iter().sum::<f64>() / (lengths.len().max(1) as f64);
+        Bm25 {
+            k1,
+            b,
+            postings,
+            lengths,
+            average: average.max(f64::MIN_POSITIVE),
+            keys: tools
+                .iter()
+                .map(|t| (t.server.clone(), t.tool.clone()))
+                .collect(),
+        }
+    }
+}
+
+impl Ranker for Bm25 {
+    fn rank(&self, query: &str, k: usize) -> Vec<Hit> {
+        #[allow(clippy::cast_precision_loss)]
+        let n = self.lengths.len() as f64;
+        // One slot per tool, and the tools any term reached: no map on the hot loop.
+        let mut scores = vec![0.0_f64; self.lengths.len()];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut terms = tokens(query);
+        terms.sort();
+        terms.dedup();
+        for term in &terms {
+            let Some(holders) = self.postings.get(term) else {
+                continue;
+            };
+            #[allow(clippy::cast_precision_loss)]
+            let df = holders.len() as f64;
+            // The "+1" form: never negative, however common the term.
+            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            for &(index, tf) in holders {
+                let (Some(score), Some(length)) = (scores.get_mut(index), self.lengths.get(index))
+                else {
+                    continue;
+                };
+                if *score == 0.0 {
+                    touched.push(index);
+                }
+                let norm = self.k1 * (1.0 - self.b + self.b * length / self.average);
+                *score += idf * tf * (self.k1 + 1.0) / (tf + norm);
+            }
+        }
+        let order = |a: &Hit, b: &Hit| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| self.keys.get(a.index).cmp(&self.keys.get(b.index)))
+        };
+        let mut hits: Vec<Hit> = touched
+            .into_iter()
+            .map(|index| Hit {
+                index,
+                score: scores.get(index).copied().unwrap_or(0.0),
+            })
+            .collect();
+        // The best k first, without sorting the rest.
+        if k < hits.len() {
+            if let Some(at) = k.checked_sub(1) {
+                hits.select_nth_unstable_by(at, order);
+            }
+            hits.truncate(k);
+        }
+        hits.sort_by(order);
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(server: &str, tool: &str, description: &str) -> ToolText {
+        ToolText {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            name_terms: tokens(tool),
+            body_terms: tokens(description),
+        }
+    }
+
+    fn names(index: &Bm25, tools: &[ToolText], query: &str, k: usize) -> Vec<String> {
+        index
+            .rank(query, k)
+            .iter()
+            .map(|h| tools[h.index].tool.clone())
+            .collect()
+    }
+
+    #[test]
+    fn the_name_weighs_more_than_a_mention_and_rare_terms_more_than_common_ones() {
+        let tools = [
+            text("weather", "get_forecast", "Forecast for a city."),
+            text(
+                "weather",
+                "get_alerts",
+                "Weather alerts; see the forecast for details.",
+            ),
+            text("files", "read_file", "Read a file from the workspace."),
+            text("files", "write_file", "Write a file to the workspace."),
+        ];
+        let index = Bm25::new(&tools);
+        assert_eq!(
+            names(&index, &tools, "what's the forecast", 2)[0],
+            "get_forecast"
+        );
+        assert_eq!(names(&index, &tools, "write to a file", 1), ["write_file"]);
+        // Nothing matches: nothing is returned, rather than an arbitrary tool.
+        assert!(index.rank("quantum chromodynamics", 5).is_empty());
+    }
+
+    #[test]
+    fn ties_break_by_server_then_name_and_the_order_never_changes() {
+        let tools = [
+            text("b", "sync", "Sync now."),
+            text("a", "sync", "Sync now."),
+            text("a", "async", "Sync now."),
+        ];
+        let index = Bm25::new(&tools);
+        let first = index.rank("sync now", 3);
+        for _ in 0..10 {
+            assert_eq!(index.rank("sync now", 3), first);
+        }
+        let order: Vec<(&str, &str)> = first
+            .iter()
+            .map(|h| (tools[h.index].server.as_str(), tools[h.index].tool.as_str()))
+            .collect();
+        // "sync" in the name of two: they lead, "a" before "b".
+        assert_eq!(order, [("a", "sync"), ("b", "sync"), ("a", "async")]);
+    }
+}

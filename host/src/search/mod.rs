@@ -1,0 +1,72 @@
+//! Offering fewer tools: ranking a catalog against what the user asked, so that only the few
+//! tools most likely to be wanted are offered (every offered tool is text in the prompt).
+//!
+//! A [`Ranker`] orders the [`ToolText`]s of a catalog for a query; [`Bm25`] is the one that
+//! needs nothing but the catalog. [`wilson`] gives the 95% interval of a measured recall, so
+//! that two rankers are compared with the noise of the query set in view.
+
+mod bm25;
+mod text;
+
+pub use bm25::Bm25;
+pub use text::{tokens, ToolText};
+
+/// One ranked tool: its position in the list the ranker was built from, and its score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// The tool's index in the [`ToolText`]s given to the ranker.
+    pub index: usize,
+    /// How well it matches; only the order between hits of one query means anything.
+    pub score: f64,
+}
+
+/// Orders a catalog's tools for a query.
+pub trait Ranker {
+    /// The `k` best tools for `query`, best first. Ties are broken by server, then tool
+    /// name, so the same catalog and query always give the same list. Tools that match
+    /// nothing are left out: fewer than `k` hits may come back.
+    fn rank(&self, query: &str, k: usize) -> Vec<Hit>;
+}
+
+/// The 95% Wilson score interval of a proportion: `successes` of `n`, as `(low, high)`.
+/// `(0.0, 1.0)` when `n` is 0.
+///
+/// ```
+/// use mcp_sansio_host::search::wilson;
+/// // The seed's figure: 18 of 24 requests (0.75) runs from 0.55 to 0.88.
+/// let (low, high) = wilson(18, 24);
+/// assert_eq!((format!("{low:.2}"), format!("{high:.2}")), ("0.55".into(), "0.88".into()));
+/// ```
+pub fn wilson(successes: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    // The normal quantile for a two-sided 95% interval.
+    const Z: f64 = 1.959_963_984_540_054;
+    #[allow(clippy::cast_precision_loss)]
+    let (s, n) = (successes.min(n) as f64, n as f64);
+    let p = s / n;
+    let z2 = Z * Z;
+    let denominator = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denominator;
+    let half = Z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denominator;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_is_within_zero_and_one_and_narrows_with_more_queries() {
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+        let (low, high) = wilson(0, 10);
+        assert!(low == 0.0 && high > 0.2 && high < 0.35, "{high}");
+        let (low, high) = wilson(10, 10);
+        assert!(high > 0.999_999 && low > 0.65 && low < 0.8, "{low} {high}");
+        let narrow = wilson(750, 1000);
+        let wide = wilson(75, 100);
+        assert!(narrow.1 - narrow.0 < wide.1 - wide.0);
+        assert!(narrow.0 < 0.75 && 0.75 < narrow.1);
+    }
+}

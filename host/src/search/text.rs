@@ -1,0 +1,151 @@
+//! What a ranker reads of a tool, and how text becomes terms.
+
+use mcp_sansio::Tool;
+use serde_json::Value;
+
+/// The searchable text of one tool: where it comes from, and its words by field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolText {
+    /// The server that advertised it.
+    pub server: String,
+    /// The tool's name as the server gave it.
+    pub tool: String,
+    /// The name's terms (`get_forecast`, `getForecast`, `forecast.get` all give
+    /// `get forecast`), the title's, the server's.
+    pub name_terms: Vec<String>,
+    /// The terms of the description, the parameter names and the parameters' descriptions.
+    pub body_terms: Vec<String>,
+}
+
+impl ToolText {
+    /// The text of `tool`, advertised by `server`.
+    pub fn new(server: &str, tool: &Tool) -> Self {
+        let mut name_terms = tokens(&tool.name);
+        if let Some(title) = &tool.title {
+            name_terms.extend(tokens(title));
+        }
+        name_terms.extend(tokens(server));
+        let mut body_terms = tool.description.as_deref().map(tokens).unwrap_or_default();
+        let schema: Value = serde_json::from_str(tool.input_schema.as_str()).unwrap_or(Value::Null);
+        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            for (name, property) in properties {
+                body_terms.extend(tokens(name));
+                if let Some(description) = property.get("description").and_then(Value::as_str) {
+                    body_terms.extend(tokens(description));
+                }
+            }
+        }
+        ToolText {
+            server: server.to_owned(),
+            tool: tool.name.clone(),
+            name_terms,
+            body_terms,
+        }
+    }
+}
+
+/// Words too common in requests and descriptions to say which tool is meant.
+const STOPWORDS: [&str; 40] = [
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "how", "i", "in",
+    "is", "it", "me", "my", "of", "on", "or", "please", "that", "the", "this", "to", "use", "used",
+    "using", "what", "when", "which", "will", "with", "you", "your", "we", "our", "should",
+];
+
+/// The terms of `text`: split at anything that is not a letter or a digit and at camelCase
+/// humps (`getHTTPResponse` gives `get http response`), lowercased, stopwords dropped, and a
+/// plural `s` taken off words longer than three letters (`files` and `file` meet; `news` and
+/// `status` lose theirs the same way in a query and a description, so they meet too).
+pub fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut previous: Option<char> = None;
+    let chars: Vec<char> = text.chars().collect();
+    for (at, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            push(&mut out, &mut word);
+            previous = None;
+            continue;
+        }
+        let next_lower = chars.get(at + 1).is_some_and(|n| n.is_lowercase());
+        let hump = match previous {
+            // fooBar: a lower letter then an upper one.
+            Some(p) if p.is_lowercase() && c.is_uppercase() => true,
+            // HTTPResponse: the last capital of a run starts the next word.
+            Some(p) if p.is_uppercase() && c.is_uppercase() && next_lower => true,
+            _ => false,
+        };
+        if hump {
+            push(&mut out, &mut word);
+        }
+        word.extend(c.to_lowercase());
+        previous = Some(c);
+    }
+    push(&mut out, &mut word);
+    out
+}
+
+fn push(out: &mut Vec<String>, word: &mut String) {
+    if word.is_empty() {
+        return;
+    }
+    let mut term = std::mem::take(word);
+    if STOPWORDS.contains(&term.as_str()) {
+        return;
+    }
+    if term.chars().count() > 3 && term.ends_with('s') && !term.ends_with("ss") {
+        term.pop();
+    }
+    out.push(term);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_split_the_same_whatever_their_convention() {
+        for name in [
+            "get_forecast",
+            "getForecast",
+            "forecast.get",
+            "GetForecast",
+            "get-forecast",
+        ] {
+            let mut terms = tokens(name);
+            terms.sort();
+            assert_eq!(terms, ["forecast", "get"], "{name}");
+        }
+        assert_eq!(tokens("getHTTPResponse"), ["get", "http", "response"]);
+        assert_eq!(tokens("list_files v2"), ["list", "file", "v2"]);
+        assert_eq!(
+            tokens("What is the status of my order?"),
+            ["statu", "order"]
+        );
+        assert_eq!(
+            tokens("Récupérer les données"),
+            ["récupérer", "les", "donnée"]
+        );
+    }
+
+    #[test]
+    fn a_tool_reads_as_its_name_title_server_description_and_parameters() {
+        let catalog = mcp_sansio::Catalog::from_json(
+            r#"{"tools":[{"name":"get_forecast","title":"Weather outlook",
+                "description":"Forecast for a city.",
+                "inputSchema":{"type":"object","properties":{
+                    "cityName":{"type":"string","description":"Where, as a town name"}}}}]}"#,
+            mcp_sansio::CatalogPolicy::STRICT,
+            &mcp_sansio::Limits::default(),
+        )
+        .unwrap();
+        let text = ToolText::new("noaa", &catalog.tools()[0]);
+        assert_eq!(
+            text.name_terms,
+            ["get", "forecast", "weather", "outlook", "noaa"]
+        );
+        assert_eq!(
+            text.body_terms,
+            ["forecast", "city", "city", "name", "where", "town", "name"]
+        );
+    }
+}
