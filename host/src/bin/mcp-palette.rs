@@ -1,0 +1,254 @@
+//! `mcp-palette`: rank a catalog's tools for a request, and measure a ranker's recall over a
+//! labelled query set.
+//!
+//! ```text
+//! mcp-palette rank --catalog FILE --top K QUERY
+//! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10]
+//! ```
+//!
+//! The catalog FILE is `{"servers": [{"server": NAME, "tools": [...]}]}`, each `tools` as the
+//! server listed them (`mcp-call --list --json` prints one server's). A query file holds one
+//! JSON object per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...], "kind": TEXT}`
+//! (`kind` optional; a hit on any expected tool counts). The ranker is BM25; exit 2 on a
+//! usage error or a file that cannot be read as said.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use mcp_sansio::{Catalog, CatalogPolicy, Limits};
+use mcp_sansio_host::search::{wilson, Bm25, Ranker, ToolText};
+use serde_json::Value;
+
+/// Rank a catalog's tools for a request, or measure recall over labelled queries.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-palette", version, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the K best tools for QUERY, best first: server, tool and score, tab-separated.
+    Rank {
+        /// The catalog: {"servers": [{"server": NAME, "tools": [...]}]}.
+        #[arg(long, value_name = "FILE")]
+        catalog: String,
+        /// How many tools to print.
+        #[arg(long, value_name = "K", default_value_t = 5)]
+        top: usize,
+        /// What the user asked.
+        #[arg(value_name = "QUERY", required = true)]
+        query: Vec<String>,
+    },
+    /// Print recall@k with its 95% Wilson interval, overall and per query kind.
+    Eval {
+        /// The catalog: {"servers": [{"server": NAME, "tools": [...]}]}.
+        #[arg(long, value_name = "FILE")]
+        catalog: String,
+        /// The labelled queries, one JSON object per line.
+        #[arg(long, value_name = "FILE")]
+        queries: String,
+        /// The k values, comma-separated.
+        #[arg(
+            long,
+            value_name = "K,...",
+            value_delimiter = ',',
+            default_value = "1,5,10"
+        )]
+        k: Vec<usize>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Rank {
+            catalog,
+            top,
+            query,
+        } => rank(&catalog, top, &query.join(" ")),
+        Command::Eval {
+            catalog,
+            queries,
+            k,
+        } => eval(&catalog, &queries, &k),
+    };
+    match result {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("mcp-palette: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Every allowed-or-not tool of the catalog file, as text to rank. Catalogs are read as a
+/// client reads a listing, invalid tools left out and untyped schemas taken as objects.
+fn load(path: &str) -> Result<Vec<ToolText>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let file: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{path} is not JSON: {e}"))?;
+    let servers = file
+        .get("servers")
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("{path} has no \"servers\" array"))?;
+    let policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
+    let mut tools = Vec::new();
+    for entry in servers {
+        let server = entry
+            .get("server")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{path}: a server entry has no \"server\" name"))?;
+        let listing =
+            serde_json::json!({ "tools": entry.get("tools").cloned().unwrap_or(Value::Null) });
+        let catalog = Catalog::from_json(&listing.to_string(), policy, &Limits::default())
+            .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
+        tools.extend(
+            catalog
+                .tools()
+                .iter()
+                .map(|tool| ToolText::new(server, tool)),
+        );
+    }
+    Ok(tools)
+}
+
+fn rank(catalog: &str, top: usize, query: &str) -> Result<String, String> {
+    let tools = load(catalog)?;
+    let index = Bm25::new(&tools);
+    let mut out = String::new();
+    for hit in index.rank(query, top) {
+        if let Some(tool) = tools.get(hit.index) {
+            out.push_str(&format!(
+                "{}\t{}\t{:.4}\n",
+                tool.server, tool.tool, hit.score
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// One labelled query.
+struct Labelled {
+    query: String,
+    expect: Vec<(String, String)>,
+    kind: Option<String>,
+}
+
+fn queries(path: &str) -> Result<Vec<Labelled>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let mut out = Vec::new();
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let bad = |why: &str| format!("{path} line {}: {why}", n + 1);
+        let value: Value = serde_json::from_str(line).map_err(|e| bad(&e.to_string()))?;
+        let query = value
+            .get("query")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("no \"query\" text"))?;
+        let expect: Option<Vec<(String, String)>> = value
+            .get("expect")
+            .and_then(Value::as_array)
+            .and_then(|pairs| {
+                pairs
+                    .iter()
+                    .map(|pair| match pair.as_array().map(Vec::as_slice) {
+                        Some([server, tool]) => {
+                            Some((server.as_str()?.to_owned(), tool.as_str()?.to_owned()))
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            });
+        let expect = expect
+            .filter(|e| !e.is_empty())
+            .ok_or_else(|| bad("\"expect\" is not a non-empty list of [SERVER, TOOL]"))?;
+        let kind = value.get("kind").and_then(Value::as_str).map(String::from);
+        out.push(Labelled {
+            query: query.to_owned(),
+            expect,
+            kind,
+        });
+    }
+    if out.is_empty() {
+        return Err(format!("{path} holds no queries"));
+    }
+    Ok(out)
+}
+
+fn eval(catalog: &str, queries_path: &str, ks: &[usize]) -> Result<String, String> {
+    let tools = load(catalog)?;
+    let labelled = queries(queries_path)?;
+    for query in &labelled {
+        for (server, tool) in &query.expect {
+            if !tools.iter().any(|t| &t.server == server && &t.tool == tool) {
+                return Err(format!(
+                    "{queries_path}: {:?} expects {server}/{tool}, which the catalog does not hold",
+                    query.query
+                ));
+            }
+        }
+    }
+    let index = Bm25::new(&tools);
+    let deepest = ks.iter().copied().max().unwrap_or(0);
+    // For each query, the rank (from 0) of its first expected tool, if within the deepest k.
+    let found: Vec<Option<usize>> = labelled
+        .iter()
+        .map(|query| {
+            index.rank(&query.query, deepest).iter().position(|hit| {
+                tools.get(hit.index).is_some_and(|t| {
+                    query
+                        .expect
+                        .iter()
+                        .any(|(server, tool)| &t.server == server && &t.tool == tool)
+                })
+            })
+        })
+        .collect();
+    let mut kinds: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (at, query) in labelled.iter().enumerate() {
+        if let Some(kind) = &query.kind {
+            kinds.entry(kind).or_default().push(at);
+        }
+    }
+    let line = |k: usize, members: &mut dyn Iterator<Item = usize>, suffix: &str| {
+        let (mut hits, mut n) = (0, 0);
+        for at in members {
+            n += 1;
+            if found
+                .get(at)
+                .copied()
+                .flatten()
+                .is_some_and(|rank| rank < k)
+            {
+                hits += 1;
+            }
+        }
+        let (low, high) = wilson(hits, n);
+        #[allow(clippy::cast_precision_loss)]
+        let recall = if n == 0 { 0.0 } else { hits as f64 / n as f64 };
+        format!("recall@{k} {recall:.3} [{low:.3}, {high:.3}] n={n}{suffix}\n")
+    };
+    let mut out = String::new();
+    for &k in ks {
+        out.push_str(&line(k, &mut (0..labelled.len()), ""));
+    }
+    for (kind, members) in &kinds {
+        for &k in ks {
+            out.push_str(&line(
+                k,
+                &mut members.iter().copied(),
+                &format!(" kind={kind}"),
+            ));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,134 @@
+//! `mcp-palette`, through the real binary: what `rank` prints, what `eval` measures, and
+//! the refusals of files that are not what they say.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const CATALOG: &str = r#"{"servers":[
+ {"server":"weather","tools":[
+  {"name":"get_forecast","description":"Forecast for a city.","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}},
+  {"name":"get_alerts","description":"Severe weather alerts for a US state.","inputSchema":{"type":"object"}}]},
+ {"server":"files","tools":[
+  {"name":"read_file","description":"Read a file from the workspace.","inputSchema":{"type":"object"}},
+  {"name":"write_file","description":"Write a file to the workspace.","inputSchema":{"type":"object"}},
+  {"name":"untyped","description":"A schema without a type, as some servers list.","inputSchema":{}}]}]}"#;
+
+const QUERIES: &str = r#"{"query":"will it rain in Lyon tomorrow","expect":[["weather","get_forecast"]],"kind":"paraphrase"}
+{"query":"save this text into notes.md","expect":[["files","write_file"]],"kind":"paraphrase"}
+{"query":"read the file README","expect":[["files","read_file"]],"kind":"literal"}
+{"query":"any storm warnings in Texas","expect":[["weather","get_alerts"],["weather","get_forecast"]]}
+"#;
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("mcp-palette-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn palette(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-palette"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn rank_prints_server_tool_and_score_best_first() {
+    let catalog = write("rank.json", CATALOG);
+    let (code, out, err) = palette(&[
+        "rank",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--top",
+        "2",
+        "write",
+        "a",
+        "file",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0][..2], ["files", "write_file"]);
+    assert_eq!(lines[1][..2], ["files", "read_file"]);
+    let scores: Vec<f64> = lines.iter().map(|l| l[2].parse().unwrap()).collect();
+    assert!(scores[0] > scores[1], "{out}");
+    // The untyped schema is read as an object schema, not a reason to refuse the catalog.
+    let (code, out, _) = palette(&[
+        "rank",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "without",
+        "type",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("files\tuntyped\t"), "{out}");
+}
+
+#[test]
+fn eval_prints_recall_with_its_interval_overall_and_per_kind() {
+    let catalog = write("eval.json", CATALOG);
+    let queries = write("eval.jsonl", QUERIES);
+    let (code, out, err) = palette(&[
+        "eval",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--queries",
+        queries.to_str().unwrap(),
+        "--k",
+        "1,5",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    // Overall, then each kind, one line per k. BM25 finds the literal request and misses
+    // the paraphrases, which share no word with their tools: what semantic ranking is for.
+    assert_eq!(
+        out,
+        "recall@1 0.250 [0.046, 0.699] n=4\n\
+         recall@5 0.250 [0.046, 0.699] n=4\n\
+         recall@1 1.000 [0.207, 1.000] n=1 kind=literal\n\
+         recall@5 1.000 [0.207, 1.000] n=1 kind=literal\n\
+         recall@1 0.000 [0.000, 0.658] n=2 kind=paraphrase\n\
+         recall@5 0.000 [0.000, 0.658] n=2 kind=paraphrase\n"
+    );
+}
+
+#[test]
+fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
+    let catalog = write("bad.json", CATALOG);
+    let missing = write(
+        "missing.jsonl",
+        r#"{"query":"x","expect":[["files","delete_file"]]}"#,
+    );
+    let (code, _, err) = palette(&[
+        "eval",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--queries",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("files/delete_file, which the catalog does not hold"),
+        "{err}"
+    );
+    let not_a_catalog = write("notcat.json", r#"{"tools":[]}"#);
+    let (code, _, err) = palette(&["rank", "--catalog", not_a_catalog.to_str().unwrap(), "x"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no \"servers\" array"), "{err}");
+    let bad_line = write("badline.jsonl", "{\"query\":\"x\"}\n");
+    let (code, _, err) = palette(&[
+        "eval",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--queries",
+        bad_line.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("line 1"), "{err}");
+}
