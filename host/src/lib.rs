@@ -48,6 +48,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cost;
 mod dispatch;
 #[cfg(feature = "_fuzz")]
 #[doc(hidden)]

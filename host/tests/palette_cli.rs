@@ -132,3 +132,48 @@ fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
     assert_eq!(code, Some(2));
     assert!(err.contains("line 1"), "{err}");
 }
+
+#[test]
+fn cost_prints_each_offered_tool_and_the_total() {
+    let catalog = write("cost.json", CATALOG);
+    let (code, out, err) = palette(&[
+        "cost",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--format",
+        "openai-chat",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<(&str, usize)> = out
+        .lines()
+        .map(|l| {
+            let (name, tokens) = l.split_once('\t').unwrap();
+            (name, tokens.parse().unwrap())
+        })
+        .collect();
+    let (total, tools) = lines.split_last().unwrap();
+    assert_eq!(total.0, "total");
+    assert_eq!(total.1, tools.iter().map(|(_, t)| t).sum::<usize>());
+    let names: Vec<&str> = tools.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names,
+        [
+            "get_alerts",
+            "get_forecast",
+            "read_file",
+            "untyped",
+            "write_file"
+        ]
+    );
+    // A described tool with a parameter costs more than a bare one.
+    let of = |name: &str| tools.iter().find(|(n, _)| *n == name).unwrap().1;
+    assert!(of("get_forecast") > of("get_alerts"), "{out}");
+    let (code, _, err) = palette(&[
+        "cost",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--format",
+        "gemini",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+}

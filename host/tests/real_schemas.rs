@@ -168,3 +168,53 @@ fn every_recorded_catalog_is_read_offered_and_checked() {
     println!("{tools} tools; {required_checked} missing arguments and {types_checked} wrong types refused as such");
     assert!(tools >= 80 && required_checked >= 80 && types_checked >= 150);
 }
+
+/// The token estimator against a real byte-pair tokenizer (OpenAI's `o200k_base`), tool by
+/// tool, over every recorded catalog offered in each provider's shape.
+#[test]
+fn the_token_estimate_stays_close_to_a_real_tokenizer() {
+    use mcp_sansio_host::cost::{estimate_tokens, offer_tokens};
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let mut palette = Palette::new(PaletteConfig::default());
+    for (id, recorded) in recorded() {
+        let text = json!({"tools": recorded["tools"]}).to_string();
+        let catalog = Catalog::from_json(&text, CatalogPolicy::STRICT, &Limits::default()).unwrap();
+        let allow: Allowlist = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        palette.set_server(&id, &allow, &catalog).unwrap();
+    }
+    for provider in [
+        Provider::Anthropic,
+        Provider::OpenAiChat,
+        Provider::OpenAiResponses,
+    ] {
+        let offer = palette.offer(provider);
+        let estimates = offer_tokens(&offer);
+        let tools = offer.as_array().unwrap();
+        assert_eq!(estimates.len(), tools.len());
+        let (mut real_total, mut estimate_total, mut error_sum, mut worst) = (0, 0, 0.0, 0.0_f64);
+        for (tool, estimate) in tools.iter().zip(&estimates) {
+            let real = bpe.encode_with_special_tokens(&tool.to_string()).len();
+            assert_eq!(*estimate, estimate_tokens(&tool.to_string()));
+            real_total += real;
+            estimate_total += estimate;
+            let error = (*estimate as f64 - real as f64).abs() / real as f64;
+            error_sum += error;
+            worst = worst.max(error);
+        }
+        let mean = error_sum / tools.len() as f64;
+        let total_error = (estimate_total as f64 - real_total as f64) / real_total as f64;
+        println!(
+            "{provider:?}: {} tools, {real_total} tokens (o200k), estimated {estimate_total} \
+             ({:+.1}%); per tool mean error {:.1}%, worst {:.1}%",
+            tools.len(),
+            total_error * 100.0,
+            mean * 100.0,
+            worst * 100.0
+        );
+        assert!(
+            total_error.abs() < 0.05,
+            "{provider:?}: total off by {total_error:.3}"
+        );
+        assert!(mean < 0.05, "{provider:?}: mean per-tool error {mean:.3}");
+    }
+}

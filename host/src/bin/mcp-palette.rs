@@ -4,6 +4,7 @@
 //! ```text
 //! mcp-palette rank --catalog FILE --top K QUERY
 //! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10]
+//! mcp-palette cost --catalog FILE --format anthropic|openai-chat|openai-responses
 //! ```
 //!
 //! The catalog FILE is `{"servers": [{"server": NAME, "tools": [...]}]}`, each `tools` as the
@@ -17,7 +18,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
+use mcp_sansio_host::cost::offer_tokens;
 use mcp_sansio_host::search::{wilson, Bm25, Ranker, ToolText};
+use mcp_sansio_host::{Palette, PaletteConfig, Provider};
 use serde_json::Value;
 
 /// Rank a catalog's tools for a request, or measure recall over labelled queries.
@@ -59,6 +62,16 @@ enum Command {
         )]
         k: Vec<usize>,
     },
+    /// Print what offering every tool costs in FORMAT's shape: the model-facing name and its
+    /// estimated tokens, tab-separated, one tool a line, then the total.
+    Cost {
+        /// The catalog: {"servers": [{"server": NAME, "tools": [...]}]}.
+        #[arg(long, value_name = "FILE")]
+        catalog: String,
+        /// The provider's shape.
+        #[arg(long, value_name = "FORMAT")]
+        format: Provider,
+    },
 }
 
 fn main() -> ExitCode {
@@ -74,6 +87,7 @@ fn main() -> ExitCode {
             queries,
             k,
         } => eval(&catalog, &queries, &k),
+        Command::Cost { catalog, format } => cost(&catalog, format),
     };
     match result {
         Ok(out) => {
@@ -87,9 +101,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Every allowed-or-not tool of the catalog file, as text to rank. Catalogs are read as a
-/// client reads a listing, invalid tools left out and untyped schemas taken as objects.
-fn load(path: &str) -> Result<Vec<ToolText>, String> {
+/// The catalog file's servers and their catalogs, read as a client reads a listing: invalid
+/// tools left out, untyped schemas taken as objects.
+fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let file: Value =
         serde_json::from_str(&text).map_err(|e| format!("{path} is not JSON: {e}"))?;
@@ -98,7 +112,7 @@ fn load(path: &str) -> Result<Vec<ToolText>, String> {
         .and_then(Value::as_array)
         .ok_or_else(|| format!("{path} has no \"servers\" array"))?;
     let policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
-    let mut tools = Vec::new();
+    let mut out = Vec::new();
     for entry in servers {
         let server = entry
             .get("server")
@@ -108,14 +122,44 @@ fn load(path: &str) -> Result<Vec<ToolText>, String> {
             serde_json::json!({ "tools": entry.get("tools").cloned().unwrap_or(Value::Null) });
         let catalog = Catalog::from_json(&listing.to_string(), policy, &Limits::default())
             .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
-        tools.extend(
+        out.push((server.to_owned(), catalog));
+    }
+    Ok(out)
+}
+
+/// Every tool of the catalog file, as text to rank.
+fn load(path: &str) -> Result<Vec<ToolText>, String> {
+    Ok(catalogs(path)?
+        .iter()
+        .flat_map(|(server, catalog)| {
             catalog
                 .tools()
                 .iter()
-                .map(|tool| ToolText::new(server, tool)),
-        );
+                .map(|tool| ToolText::new(server, tool))
+        })
+        .collect())
+}
+
+/// Every tool of the catalog offered in `provider`'s shape, and what each costs.
+fn cost(path: &str, provider: Provider) -> Result<String, String> {
+    let mut config = PaletteConfig::default();
+    config.policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
+    let mut palette = Palette::new(config);
+    for (server, catalog) in catalogs(path)? {
+        let everything: mcp_sansio::Allowlist =
+            catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        palette
+            .set_server(&server, &everything, &catalog)
+            .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
     }
-    Ok(tools)
+    let names: Vec<String> = palette.tools().map(|t| t.name.to_owned()).collect();
+    let tokens = offer_tokens(&palette.offer(provider));
+    let mut out = String::new();
+    for (name, tokens) in names.iter().zip(&tokens) {
+        out.push_str(&format!("{name}\t{tokens}\n"));
+    }
+    out.push_str(&format!("total\t{}\n", tokens.iter().sum::<usize>()));
+    Ok(out)
 }
 
 fn rank(catalog: &str, top: usize, query: &str) -> Result<String, String> {

@@ -1,0 +1,83 @@
+//! What an offer costs: every offered tool is text the model reads before it answers.
+//!
+//! [`estimate_tokens`] counts the tokens of a text the way a byte-pair tokenizer of today's
+//! models cuts it, without its vocabulary: runs of letters, digits, spaces and punctuation are
+//! split as such a tokenizer's pre-tokenizer splits them, and each kind of run costs what it
+//! costs on average. The weights were fitted (least squares) to OpenAI's `o200k_base` over the
+//! recorded catalogs of nine real servers (87 tools) in all three offer shapes; a test holds
+//! the estimate there within 5% in total and 5% per tool on average (it was 2.1% when fitted,
+//! the worst tool 14%). That is the data it was fitted on: measure it on your own catalogs.
+//! Other models cut text finer or coarser (the seed measured 39 tokens a tool on qwen2.5, 55
+//! on Claude Haiku 4.5, 74 on Sonnet 5.5), so compare offers with it rather than bill by it.
+
+use serde_json::Value;
+
+/// About how many tokens a model reads for `text`.
+///
+/// ```
+/// use mcp_sansio_host::cost::estimate_tokens;
+/// assert_eq!(estimate_tokens(""), 0);
+/// // o200k_base: 5 tokens.
+/// assert!((3..=6).contains(&estimate_tokens("Forecast for a city.")));
+/// ```
+pub fn estimate_tokens(text: &str) -> usize {
+    let mut tokens = 0.0_f64;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_alphabetic() {
+            let mut len: usize = 1;
+            while chars.peek().is_some_and(|n| n.is_alphabetic()) {
+                chars.next();
+                len += 1;
+            }
+            tokens += if len <= 7 {
+                // Most words of up to seven letters are one token.
+                1.0
+            } else {
+                // Longer runs (identifiers, rare words) split into pieces of several letters.
+                #[allow(clippy::cast_precision_loss)]
+                let pieces = len.div_ceil(5) as f64;
+                0.6 * pieces
+            };
+        } else if c.is_ascii_digit() {
+            let mut len: u32 = 1;
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+                len += 1;
+            }
+            // Digits go in groups of up to three, each with what surrounds it.
+            tokens += 2.0 * f64::from(len.div_ceil(3));
+        } else if c == ' ' {
+            // A space joins the word after it.
+        } else if c.is_whitespace() {
+            tokens += 1.0;
+            while chars.peek().is_some_and(|n| n.is_whitespace() && *n != ' ') {
+                chars.next();
+            }
+        } else if c.is_ascii() {
+            // JSON punctuation merges into runs (`":"`, `"},{"`): about a third of a token
+            // a character.
+            tokens += 0.32;
+        } else {
+            // Other scripts and symbols: about one token a character.
+            tokens += 1.0;
+        }
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let rounded = tokens.round() as usize;
+    rounded
+}
+
+/// The estimated tokens of each entry of an offer (as [`Palette::offer`](crate::Palette::offer)
+/// makes it), written as compact JSON, in order.
+pub fn offer_tokens(offer: &Value) -> Vec<usize> {
+    offer
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|tool| estimate_tokens(&tool.to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
