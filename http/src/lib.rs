@@ -48,8 +48,10 @@ const REPLY_QUEUE: usize = 64;
 #[non_exhaustive]
 pub enum HttpClientError {
     /// The URL is not an `http://` (or, with the `rustls` feature, `https://`) URL with a
-    /// host, or a header the application gave is not a valid header.
+    /// host.
     InvalidUrl(String),
+    /// A header the application gave is not a valid header, or came after the first request.
+    InvalidHeader(String),
     /// The server could not be reached: the connection was refused, timed out or failed
     /// before any reply (the cause is ureq's error, as text).
     Unreachable(String),
@@ -61,6 +63,7 @@ impl fmt::Display for HttpClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HttpClientError::InvalidUrl(why) => write!(f, "the server's address is invalid: {why}"),
+            HttpClientError::InvalidHeader(why) => write!(f, "a header is invalid: {why}"),
             HttpClientError::Unreachable(why) => {
                 write!(f, "the server could not be reached: {why}")
             }
@@ -317,16 +320,16 @@ impl HttpClient {
     /// request. It goes to this URL only: redirects are not followed.
     ///
     /// # Errors
-    /// [`HttpClientError::InvalidUrl`] if the name or value is not a valid header.
+    /// [`HttpClientError::InvalidHeader`] if the name or value is not a valid header.
     pub fn header(mut self, name: &str, value: &str) -> Result<Self, HttpClientError> {
         ureq::http::HeaderName::try_from(name)
-            .map_err(|e| HttpClientError::InvalidUrl(format!("header name {name:?}: {e}")))?;
+            .map_err(|e| HttpClientError::InvalidHeader(format!("name {name:?}: {e}")))?;
         ureq::http::HeaderValue::try_from(value)
-            .map_err(|e| HttpClientError::InvalidUrl(format!("header {name:?}'s value: {e}")))?;
+            .map_err(|e| HttpClientError::InvalidHeader(format!("{name:?}'s value: {e}")))?;
         match Arc::get_mut(&mut self.endpoint) {
             Some(endpoint) => endpoint.headers.push((name.to_owned(), value.to_owned())),
             None => {
-                return Err(HttpClientError::InvalidUrl(String::from(
+                return Err(HttpClientError::InvalidHeader(String::from(
                     "headers must be added before the first request",
                 )))
             }

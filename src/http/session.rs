@@ -379,12 +379,11 @@ impl HttpSession {
 
     /// What becomes of one message of the client's.
     fn route(&mut self, sent: Sent, body: Vec<u8>) {
-        let stateless = self.stateless(sent);
         match sent {
             Sent::Notification(Notice::Cancelled { id }) => {
                 // The reply stream is dropped either way; in 2026-07-28 that is the cancel.
                 self.abort_request(id);
-                if stateless {
+                if self.stateless(sent) {
                     return;
                 }
             }
@@ -686,24 +685,17 @@ impl HttpSession {
         if self.listening_on(exchange) {
             return self.listen_lost(now);
         }
-        let Some(at) = self.position(exchange) else {
+        let Some((at, id)) = self.request_or_forget(exchange) else {
             return;
         };
         let Some(entry) = self.exchanges.get_mut(at) else {
-            return;
-        };
-        let Sent::Request { id, .. } = entry.sent else {
-            self.forget(at);
             return;
         };
         match core::mem::replace(&mut entry.reply, Reply::Ignored) {
             Reply::Json(body) => {
                 self.forget(at);
                 self.client.handle_message(&body, now);
-                if self.client.waits_for(id) {
-                    self.client
-                        .refuse(id, HttpError::NoAnswer.into(), false, now);
-                }
+                self.unanswered(id, now);
             }
             Reply::Refused { status, body } => {
                 self.forget(at);
@@ -717,11 +709,30 @@ impl HttpSession {
             }
             Reply::Waiting | Reply::Ignored => {
                 self.forget(at);
-                if self.client.waits_for(id) {
-                    self.client
-                        .refuse(id, HttpError::NoAnswer.into(), false, now);
-                }
+                self.unanswered(id, now);
             }
+        }
+    }
+
+    /// The exchange at which `exchange` stands and the request it carried; an exchange
+    /// that carried no request (a notification, a response, a `DELETE`) is forgotten, as
+    /// nothing waits on its reply.
+    fn request_or_forget(&mut self, exchange: ExchangeId) -> Option<(usize, i64)> {
+        let at = self.position(exchange)?;
+        match self.exchanges.get(at)?.sent {
+            Sent::Request { id, .. } => Some((at, id)),
+            Sent::Notification(_) | Sent::Response => {
+                self.forget(at);
+                None
+            }
+        }
+    }
+
+    /// The reply to request `id` is over: if its answer was not in it, the request fails.
+    fn unanswered(&mut self, id: i64, now: Instant) {
+        if self.client.waits_for(id) {
+            self.client
+                .refuse(id, HttpError::NoAnswer.into(), false, now);
         }
     }
 
@@ -732,17 +743,10 @@ impl HttpSession {
         if self.listening_on(exchange) {
             return self.listen_lost(now);
         }
-        let Some(at) = self.position(exchange) else {
+        let Some((at, id)) = self.request_or_forget(exchange) else {
             return;
         };
-        let Some(entry) = self.exchanges.get_mut(at) else {
-            return;
-        };
-        let Sent::Request { id, .. } = entry.sent else {
-            self.forget(at);
-            return;
-        };
-        if let Some(reader) = entry.stream.as_mut() {
+        if let Some(reader) = self.exchanges.get_mut(at).and_then(|e| e.stream.as_mut()) {
             reader.end_of_stream();
         }
         self.stream_lost(at, id, HttpError::StreamBroken, now);

@@ -164,25 +164,38 @@ fn session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
     assert_eq!(connected.version, version, "{peer:?} {protocol:?}");
     assert!(connected.capabilities.tools, "{peer:?}: {connected:?}");
     let catalog = server.list_tools().unwrap();
+    call_and_refuse(
+        peer,
+        &catalog,
+        |name, arguments| server.call_tool(name, arguments),
+        |e| matches!(e, StdioError::Mcp(Error::Misuse(_))),
+    );
+    server.close(Duration::from_secs(2)).unwrap();
+    assert_group_gone(peer, pgid);
+}
+
+/// After the listing, over any transport: the catalog holds the peer's tools, the peer's
+/// call answers its text, and an advertised tool the application did not allow is refused
+/// before anything is sent (`refused` recognises that error).
+fn call_and_refuse<E: std::fmt::Debug>(
+    peer: Peer,
+    catalog: &mcp_sansio::Catalog,
+    mut call: impl FnMut(&str, &RawObject) -> Result<mcp_sansio::CallToolResult, E>,
+    refused: impl Fn(&E) -> bool,
+) {
     assert!(
         peer.tools().contains(&catalog.tools().len()),
         "{peer:?}: {catalog:?}"
     );
     let (tool, args, expected) = peer.call();
     let arguments = RawObject::parse(args, &Limits::default()).unwrap();
-    let result = server.call_tool(tool, &arguments).unwrap();
+    let result = call(tool, &arguments).unwrap();
     assert!(!result.is_error, "{peer:?}: {result:?}");
     assert_eq!(result.text(), expected, "{peer:?}");
-    // A tool the server advertises but the application did not allow is never sent.
     if let Some(other) = catalog.tools().iter().find(|t| t.name != tool) {
-        let refused = server.call_tool(&other.name, &RawObject::empty());
-        assert!(
-            matches!(refused, Err(StdioError::Mcp(Error::Misuse(_)))),
-            "{refused:?}"
-        );
+        let outcome = call(&other.name, &RawObject::empty());
+        assert!(outcome.as_ref().err().is_some_and(&refused), "{outcome:?}");
     }
-    server.close(Duration::from_secs(2)).unwrap();
-    assert_group_gone(peer, pgid);
 }
 
 /// Through the library: a client limited to an era the server does not speak is refused
@@ -485,21 +498,12 @@ impl HttpPeer {
         let connected = server.connect().unwrap();
         assert_eq!(connected.version, version, "{peer:?} {protocol:?}");
         let catalog = server.list_tools().unwrap();
-        assert!(
-            peer.tools().contains(&catalog.tools().len()),
-            "{peer:?}: {catalog:?}"
+        call_and_refuse(
+            peer,
+            &catalog,
+            |name, arguments| server.call_tool(name, arguments),
+            |e| matches!(e, HttpClientError::Mcp(Error::Misuse(_))),
         );
-        let (tool, args, expected) = peer.call();
-        let arguments = RawObject::parse(args, &Limits::default()).unwrap();
-        let result = server.call_tool(tool, &arguments).unwrap();
-        assert_eq!(result.text(), expected, "{peer:?} {protocol:?}");
-        if let Some(other) = catalog.tools().iter().find(|t| t.name != tool) {
-            let refused = server.call_tool(&other.name, &RawObject::empty());
-            assert!(
-                matches!(refused, Err(HttpClientError::Mcp(Error::Misuse(_)))),
-                "{refused:?}"
-            );
-        }
         server.close();
     }
 

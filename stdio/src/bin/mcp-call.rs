@@ -202,7 +202,7 @@ impl Failure {
     /// The failure of the step `doing` over HTTP.
     fn of_http(doing: &str, error: &HttpClientError) -> Self {
         let code = match error {
-            HttpClientError::InvalidUrl(_) => Self::USAGE,
+            HttpClientError::InvalidUrl(_) | HttpClientError::InvalidHeader(_) => Self::USAGE,
             HttpClientError::Mcp(e) => Self::code(e),
             _ => Self::SERVER_GONE,
         };
