@@ -1,6 +1,8 @@
-//! BM25 over 10,000 tools: building the index, and ranking one query.
+//! Ranking one query over 10,000 tools: BM25 (and building its index), and with the `embed`
+//! feature, embedding the query and ranking 10,000 cached tool vectors.
 //!
-//! `cargo bench -p mcp-sansio-host --bench search`
+//! `cargo bench -p mcp-sansio-host --bench search`, or with the embedding ranker:
+//! `MCP_PALETTE_MODEL=DIR cargo bench -p mcp-sansio-host --features embed --bench search`
 
 #![allow(
     clippy::unwrap_used,
@@ -88,14 +90,17 @@ const WORDS: [&str; 64] = [
 fn tool(n: usize) -> ToolText {
     let word = |i: usize| WORDS[(n * 7 + i * 13 + i * i) % WORDS.len()];
     let name = format!("{}_{}_{}", word(0), word(1), word(2));
-    let description: Vec<&str> = (3..15).map(word).collect();
+    let description = (3..15).map(word).collect::<Vec<&str>>().join(" ");
     ToolText {
         server: format!("server_{}", n % 100),
         tool: name.clone(),
         name_terms: tokens(&name),
-        body_terms: tokens(&description.join(" ")),
+        body_terms: tokens(&description),
+        passage: format!("{}. {description}", name.replace('_', " ")),
     }
 }
+
+const QUERY: &str = "refund the customer's last order payment";
 
 fn search(c: &mut Criterion) {
     let tools: Vec<ToolText> = (0..TOOLS).map(tool).collect();
@@ -103,11 +108,50 @@ fn search(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("build", |b| b.iter(|| Bm25::new(black_box(&tools))));
     let index = Bm25::new(&tools);
-    let query = "refund the customer's last order payment";
-    assert_eq!(index.rank(query, 5).len(), 5);
-    group.bench_function("rank_top5", |b| b.iter(|| index.rank(black_box(query), 5)));
+    assert_eq!(index.rank(QUERY, 5).map(|h| h.len()).ok(), Some(5));
+    group.bench_function("rank_top5", |b| b.iter(|| index.rank(black_box(QUERY), 5)));
     group.finish();
 }
 
+#[cfg(feature = "embed")]
+fn embed(c: &mut Criterion) {
+    use mcp_sansio_host::search::{Embedder, Embeddings, Hybrid, VectorCache};
+    let Some(dir) = std::env::var_os("MCP_PALETTE_MODEL").map(std::path::PathBuf::from) else {
+        eprintln!("embed benches skipped: set MCP_PALETTE_MODEL to the model's folder");
+        return;
+    };
+    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    let embedder = std::sync::Arc::new(
+        Embedder::from_bytes(
+            &read("config.json"),
+            &read("tokenizer.json"),
+            read("model.safetensors"),
+        )
+        .unwrap(),
+    );
+    let tools: Vec<ToolText> = (0..TOOLS).map(tool).collect();
+    let started = std::time::Instant::now();
+    let index = Embeddings::new(embedder.clone(), &tools, &mut VectorCache::new()).unwrap();
+    eprintln!(
+        "embedding {TOOLS} tool texts once took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let mut group = c.benchmark_group("embed_10k_tools");
+    group.sample_size(20);
+    group.bench_function("embed_query", |b| {
+        b.iter(|| embedder.embed(black_box(&[QUERY])))
+    });
+    assert_eq!(index.rank(QUERY, 5).map(|h| h.len()).ok(), Some(5));
+    group.bench_function("rank_top5", |b| b.iter(|| index.rank(black_box(QUERY), 5)));
+    let hybrid = Hybrid::new(Bm25::new(&tools), index, &tools);
+    group.bench_function("hybrid_top5", |b| {
+        b.iter(|| hybrid.rank(black_box(QUERY), 5))
+    });
+    group.finish();
+}
+
+#[cfg(feature = "embed")]
+criterion_group!(benches, search, embed);
+#[cfg(not(feature = "embed"))]
 criterion_group!(benches, search);
 criterion_main!(benches);

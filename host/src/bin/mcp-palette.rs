@@ -2,16 +2,21 @@
 //! labelled query set.
 //!
 //! ```text
-//! mcp-palette rank --catalog FILE --top K QUERY
-//! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10]
+//! mcp-palette rank --catalog FILE --top K [--ranker bm25|embed|hybrid] [--model DIR] QUERY
+//! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10] [--ranker ...] [--model DIR]
 //! mcp-palette cost --catalog FILE --format anthropic|openai-chat|openai-responses
 //! ```
 //!
 //! The catalog FILE is `{"servers": [{"server": NAME, "tools": [...]}]}`, each `tools` as the
 //! server listed them (`mcp-call --list --json` prints one server's). A query file holds one
 //! JSON object per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...], "kind": TEXT}`
-//! (`kind` optional; a hit on any expected tool counts). The ranker is BM25; exit 2 on a
-//! usage error or a file that cannot be read as said.
+//! (`kind` optional; a hit on any expected tool counts).
+//!
+//! The default ranker is BM25, which needs nothing but the catalog. `embed` (all-MiniLM-L6-v2)
+//! and `hybrid` (the two fused) need a build with the `embed` feature and the model's folder
+//! (`config.json`, `tokenizer.json`, `model.safetensors`), given by `--model` or the
+//! `MCP_PALETTE_MODEL` variable. Exit 2 on a usage error or a file that cannot be read as
+//! said.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -20,6 +25,8 @@ use clap::{Parser, Subcommand};
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
 use mcp_sansio_host::cost::offer_tokens;
 use mcp_sansio_host::search::{wilson, Bm25, Ranker, ToolText};
+#[cfg(feature = "embed")]
+use mcp_sansio_host::search::{Embedder, Embeddings, Hybrid, VectorCache};
 use mcp_sansio_host::{Palette, PaletteConfig, Provider};
 use serde_json::Value;
 
@@ -41,6 +48,8 @@ enum Command {
         /// How many tools to print.
         #[arg(long, value_name = "K", default_value_t = 5)]
         top: usize,
+        #[command(flatten)]
+        search: Search,
         /// What the user asked.
         #[arg(value_name = "QUERY", required = true)]
         query: Vec<String>,
@@ -61,6 +70,8 @@ enum Command {
             default_value = "1,5,10"
         )]
         k: Vec<usize>,
+        #[command(flatten)]
+        search: Search,
     },
     /// Print what offering every tool costs in FORMAT's shape: the model-facing name and its
     /// estimated tokens, tab-separated, one tool a line, then the total.
@@ -74,19 +85,80 @@ enum Command {
     },
 }
 
+/// Which ranker, and its model.
+#[derive(Debug, clap::Args)]
+struct Search {
+    /// bm25 (needs nothing), embed (all-MiniLM-L6-v2) or hybrid (the two fused); the last two
+    /// need the `embed` feature and --model.
+    #[arg(long, value_name = "RANKER", default_value = "bm25")]
+    ranker: Which,
+    /// The sentence-embedding model's folder: config.json, tokenizer.json, model.safetensors.
+    #[arg(long, value_name = "DIR", env = "MCP_PALETTE_MODEL")]
+    model: Option<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Which {
+    Bm25,
+    Embed,
+    Hybrid,
+}
+
+impl Search {
+    /// The chosen ranker over `tools`.
+    fn ranker(&self, tools: &[ToolText]) -> Result<Box<dyn Ranker>, String> {
+        match self.ranker {
+            Which::Bm25 => Ok(Box::new(Bm25::new(tools))),
+            Which::Embed | Which::Hybrid => self.semantic(tools),
+        }
+    }
+
+    #[cfg(feature = "embed")]
+    fn semantic(&self, tools: &[ToolText]) -> Result<Box<dyn Ranker>, String> {
+        let dir = self.model.as_deref().ok_or(
+            "this ranker needs the model's folder: give --model DIR or set MCP_PALETTE_MODEL",
+        )?;
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        };
+        let embedder = Embedder::from_bytes(
+            &read("config.json")?,
+            &read("tokenizer.json")?,
+            read("model.safetensors")?,
+        )
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+        let embeddings = Embeddings::new(embedder.into(), tools, &mut VectorCache::new())
+            .map_err(|e| e.to_string())?;
+        Ok(match self.ranker {
+            Which::Hybrid => Box::new(Hybrid::new(Bm25::new(tools), embeddings, tools)),
+            _ => Box::new(embeddings),
+        })
+    }
+
+    #[cfg(not(feature = "embed"))]
+    fn semantic(&self, _: &[ToolText]) -> Result<Box<dyn Ranker>, String> {
+        Err("this mcp-palette was built without the embed feature; \
+             install it with `--features embed` for the embed and hybrid rankers"
+            .into())
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Rank {
             catalog,
             top,
+            search,
             query,
-        } => rank(&catalog, top, &query.join(" ")),
+        } => rank(&catalog, top, &search, &query.join(" ")),
         Command::Eval {
             catalog,
             queries,
             k,
-        } => eval(&catalog, &queries, &k),
+            search,
+        } => eval(&catalog, &queries, &k, &search),
         Command::Cost { catalog, format } => cost(&catalog, format),
     };
     match result {
@@ -162,11 +234,11 @@ fn cost(path: &str, provider: Provider) -> Result<String, String> {
     Ok(out)
 }
 
-fn rank(catalog: &str, top: usize, query: &str) -> Result<String, String> {
+fn rank(catalog: &str, top: usize, search: &Search, query: &str) -> Result<String, String> {
     let tools = load(catalog)?;
-    let index = Bm25::new(&tools);
+    let index = search.ranker(&tools)?;
     let mut out = String::new();
-    for hit in index.rank(query, top) {
+    for hit in index.rank(query, top).map_err(|e| e.to_string())? {
         if let Some(tool) = tools.get(hit.index) {
             out.push_str(&format!(
                 "{}\t{}\t{:.4}\n",
@@ -228,7 +300,12 @@ fn queries(path: &str) -> Result<Vec<Labelled>, String> {
     Ok(out)
 }
 
-fn eval(catalog: &str, queries_path: &str, ks: &[usize]) -> Result<String, String> {
+fn eval(
+    catalog: &str,
+    queries_path: &str,
+    ks: &[usize],
+    search: &Search,
+) -> Result<String, String> {
     let tools = load(catalog)?;
     let labelled = queries(queries_path)?;
     for query in &labelled {
@@ -241,22 +318,23 @@ fn eval(catalog: &str, queries_path: &str, ks: &[usize]) -> Result<String, Strin
             }
         }
     }
-    let index = Bm25::new(&tools);
+    let index = search.ranker(&tools)?;
     let deepest = ks.iter().copied().max().unwrap_or(0);
     // For each query, the rank (from 0) of its first expected tool, if within the deepest k.
-    let found: Vec<Option<usize>> = labelled
-        .iter()
-        .map(|query| {
-            index.rank(&query.query, deepest).iter().position(|hit| {
-                tools.get(hit.index).is_some_and(|t| {
-                    query
-                        .expect
-                        .iter()
-                        .any(|(server, tool)| &t.server == server && &t.tool == tool)
-                })
+    let mut found: Vec<Option<usize>> = Vec::with_capacity(labelled.len());
+    for query in &labelled {
+        let hits = index
+            .rank(&query.query, deepest)
+            .map_err(|e| e.to_string())?;
+        found.push(hits.iter().position(|hit| {
+            tools.get(hit.index).is_some_and(|t| {
+                query
+                    .expect
+                    .iter()
+                    .any(|(server, tool)| &t.server == server && &t.tool == tool)
             })
-        })
-        .collect();
+        }));
+    }
     let mut kinds: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (at, query) in labelled.iter().enumerate() {
         if let Some(kind) = &query.kind {

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::text::{tokens, ToolText};
-use super::{Hit, Ranker};
+use super::{best, Hit, RankError, Ranker};
 
 /// Okapi BM25, built once per catalog, over each tool's name, title, description, parameter
 /// names and descriptions, and server name.
@@ -70,7 +70,7 @@ impl Bm25 {
 }
 
 impl Ranker for Bm25 {
-    fn rank(&self, query: &str, k: usize) -> Vec<Hit> {
+    fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
         #[allow(clippy::cast_precision_loss)]
         let n = self.lengths.len() as f64;
         // One slot per tool, and the tools any term reached: no map on the hot loop.
@@ -99,27 +99,14 @@ impl Ranker for Bm25 {
                 *score += idf * tf * (self.k1 + 1.0) / (tf + norm);
             }
         }
-        let order = |a: &Hit, b: &Hit| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| self.keys.get(a.index).cmp(&self.keys.get(b.index)))
-        };
-        let mut hits: Vec<Hit> = touched
+        let hits = touched
             .into_iter()
             .map(|index| Hit {
                 index,
                 score: scores.get(index).copied().unwrap_or(0.0),
             })
             .collect();
-        // The best k first, without sorting the rest.
-        if k < hits.len() {
-            if let Some(at) = k.checked_sub(1) {
-                hits.select_nth_unstable_by(at, order);
-            }
-            hits.truncate(k);
-        }
-        hits.sort_by(order);
-        hits
+        Ok(best(hits, k, &self.keys))
     }
 }
 
@@ -133,12 +120,14 @@ mod tests {
             tool: tool.to_owned(),
             name_terms: tokens(tool),
             body_terms: tokens(description),
+            passage: description.to_owned(),
         }
     }
 
     fn names(index: &Bm25, tools: &[ToolText], query: &str, k: usize) -> Vec<String> {
         index
             .rank(query, k)
+            .unwrap()
             .iter()
             .map(|h| tools[h.index].tool.clone())
             .collect()
@@ -163,7 +152,7 @@ mod tests {
         );
         assert_eq!(names(&index, &tools, "write to a file", 1), ["write_file"]);
         // Nothing matches: nothing is returned, rather than an arbitrary tool.
-        assert!(index.rank("quantum chromodynamics", 5).is_empty());
+        assert!(index.rank("quantum chromodynamics", 5).unwrap().is_empty());
     }
 
     #[test]
@@ -174,9 +163,9 @@ mod tests {
             text("a", "async", "Sync now."),
         ];
         let index = Bm25::new(&tools);
-        let first = index.rank("sync now", 3);
+        let first = index.rank("sync now", 3).unwrap();
         for _ in 0..10 {
-            assert_eq!(index.rank("sync now", 3), first);
+            assert_eq!(index.rank("sync now", 3).unwrap(), first);
         }
         let order: Vec<(&str, &str)> = first
             .iter()

@@ -6,9 +6,17 @@
 //! that two rankers are compared with the noise of the query set in view.
 
 mod bm25;
+#[cfg(feature = "embed")]
+mod embed;
+mod hybrid;
 mod text;
 
+use std::fmt;
+
 pub use bm25::Bm25;
+#[cfg(feature = "embed")]
+pub use embed::{EmbedError, Embedder, Embeddings, VectorCache};
+pub use hybrid::Hybrid;
 pub use text::{tokens, ToolText};
 
 /// One ranked tool: its position in the list the ranker was built from, and its score.
@@ -23,9 +31,49 @@ pub struct Hit {
 /// Orders a catalog's tools for a query.
 pub trait Ranker {
     /// The `k` best tools for `query`, best first. Ties are broken by server, then tool
-    /// name, so the same catalog and query always give the same list. Tools that match
-    /// nothing are left out: fewer than `k` hits may come back.
-    fn rank(&self, query: &str, k: usize) -> Vec<Hit>;
+    /// name, so the same catalog and query always give the same list. A ranker may leave
+    /// out tools that match nothing ([`Bm25`] does): fewer than `k` hits may come back.
+    ///
+    /// # Errors
+    /// [`RankError::Model`] when a ranker's model fails on the query; [`Bm25`] never fails.
+    fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError>;
+}
+
+/// Why a query could not be ranked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RankError {
+    /// The ranker's model failed on the query; the reason is the model's own.
+    Model(String),
+}
+
+impl fmt::Display for RankError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RankError::Model(why) => write!(f, "the ranking model failed on the query: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for RankError {}
+
+/// The `k` best of `hits`, best first, ties broken by `keys` (server, tool) so that the
+/// order never depends on the order the scores were computed in.
+pub(crate) fn best(mut hits: Vec<Hit>, k: usize, keys: &[(String, String)]) -> Vec<Hit> {
+    let order = |a: &Hit, b: &Hit| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| keys.get(a.index).cmp(&keys.get(b.index)))
+    };
+    // The best k first, without sorting the rest.
+    if k < hits.len() {
+        if let Some(at) = k.checked_sub(1) {
+            hits.select_nth_unstable_by(at, order);
+        }
+        hits.truncate(k);
+    }
+    hits.sort_by(order);
+    hits
 }
 
 /// The 95% Wilson score interval of a proportion: `successes` of `n`, as `(low, high)`.

@@ -15,6 +15,9 @@ pub struct ToolText {
     pub name_terms: Vec<String>,
     /// The terms of the description, the parameter names and the parameters' descriptions.
     pub body_terms: Vec<String>,
+    /// The tool as one piece of prose, for a ranker that reads sentences: its name as words,
+    /// its title, its description and its parameters' names.
+    pub passage: String,
 }
 
 impl ToolText {
@@ -27,21 +30,58 @@ impl ToolText {
         name_terms.extend(tokens(server));
         let mut body_terms = tool.description.as_deref().map(tokens).unwrap_or_default();
         let schema: Value = serde_json::from_str(tool.input_schema.as_str()).unwrap_or(Value::Null);
+        let mut parameters = Vec::new();
         if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
             for (name, property) in properties {
                 body_terms.extend(tokens(name));
+                parameters.push(words(name));
                 if let Some(description) = property.get("description").and_then(Value::as_str) {
                     body_terms.extend(tokens(description));
                 }
             }
+        }
+        let mut passage = words(&tool.name);
+        for part in [tool.title.as_deref(), tool.description.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            passage.push_str(". ");
+            passage.push_str(part.trim());
+        }
+        if !parameters.is_empty() {
+            passage.push_str(". Parameters: ");
+            passage.push_str(&parameters.join(", "));
         }
         ToolText {
             server: server.to_owned(),
             tool: tool.name.clone(),
             name_terms,
             body_terms,
+            passage,
         }
     }
+}
+
+/// A name as the words it is made of (`getFileInfo` and `get_file_info` both read
+/// `get file info`), nothing dropped.
+fn words(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut previous: Option<char> = None;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            previous = None;
+            if !out.ends_with(' ') && !out.is_empty() {
+                out.push(' ');
+            }
+            continue;
+        }
+        if previous.is_some_and(|p| p.is_lowercase() && c.is_uppercase()) {
+            out.push(' ');
+        }
+        out.extend(c.to_lowercase());
+        previous = Some(c);
+    }
+    out.trim_end().to_owned()
 }
 
 /// Words too common in requests and descriptions to say which tool is meant.
@@ -146,6 +186,10 @@ mod tests {
         assert_eq!(
             text.body_terms,
             ["forecast", "city", "city", "name", "where", "town", "name"]
+        );
+        assert_eq!(
+            text.passage,
+            "get forecast. Weather outlook. Forecast for a city. Parameters: city name"
         );
     }
 }

