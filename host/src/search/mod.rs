@@ -17,7 +17,7 @@ pub use bm25::Bm25;
 #[cfg(feature = "embed")]
 pub use embed::{EmbedError, Embedder, Embeddings, VectorCache};
 pub use hybrid::Hybrid;
-pub use text::{tokens, ToolText};
+pub use text::{summary, tokens, ToolText, SUMMARY_CHARS};
 
 /// One ranked tool: its position in the list the ranker was built from, and its score.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,6 +1,7 @@
 //! What a ranker reads of a tool, and how text becomes terms.
 
 use mcp_sansio::Tool;
+use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 
 /// The searchable text of one tool: where it comes from, and its words by field.
@@ -40,13 +41,16 @@ impl ToolText {
                 }
             }
         }
-        let mut passage = words(&tool.name);
-        for part in [tool.title.as_deref(), tool.description.as_deref()]
+        let mut passage = format!("{}: {}", words(server), words(&tool.name));
+        let summary = tool.description.as_deref().map(summary);
+        for part in [tool.title.as_deref(), summary.as_deref()]
             .into_iter()
             .flatten()
+            .map(|part| part.trim().trim_end_matches('.'))
+            .filter(|part| !part.is_empty())
         {
             passage.push_str(". ");
-            passage.push_str(part.trim());
+            passage.push_str(part);
         }
         if !parameters.is_empty() {
             passage.push_str(". Parameters: ");
@@ -61,6 +65,42 @@ impl ToolText {
         }
     }
 }
+
+/// The first sentence of a description, on one line: what a tool does, without the usage
+/// notes, examples and error tables that often follow.
+///
+/// It ends at the first `.`, `!` or `?` followed by a space or the end, or at a blank line,
+/// and holds at most [`SUMMARY_CHARS`] characters (cut at a word).
+pub fn summary(description: &str) -> String {
+    let mut out = String::new();
+    let mut chars = description.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' && chars.peek() == Some(&'\n') {
+            break;
+        }
+        if c.is_whitespace() {
+            if !out.ends_with(' ') && !out.is_empty() {
+                out.push(' ');
+            }
+            continue;
+        }
+        out.push(c);
+        if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|n| n.is_whitespace()) {
+            break;
+        }
+    }
+    if out.chars().count() > SUMMARY_CHARS {
+        let cut: String = out.chars().take(SUMMARY_CHARS).collect();
+        out = match cut.rfind(' ') {
+            Some(at) => format!("{}…", cut.get(..at).unwrap_or(&cut)),
+            None => cut,
+        };
+    }
+    out.trim_end().to_owned()
+}
+
+/// The longest [`summary`], in characters.
+pub const SUMMARY_CHARS: usize = 160;
 
 /// A name as the words it is made of (`getFileInfo` and `get_file_info` both read
 /// `get file info`), nothing dropped.
@@ -92,17 +132,18 @@ const STOPWORDS: [&str; 40] = [
 ];
 
 /// The terms of `text`: split at anything that is not a letter or a digit and at camelCase
-/// humps (`getHTTPResponse` gives `get http response`), lowercased, stopwords dropped, and a
-/// plural `s` taken off words longer than three letters (`files` and `file` meet; `news` and
-/// `status` lose theirs the same way in a query and a description, so they meet too).
+/// humps (`getHTTPResponse` gives `get http response`), lowercased, stopwords dropped, and
+/// each word reduced to its stem by Snowball's English stemmer (`logged`, `logs` and `log`
+/// meet; so do `attached` and `attachments`).
 pub fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    let stemmer = Stemmer::create(Algorithm::English);
     let mut word = String::new();
     let mut previous: Option<char> = None;
     let chars: Vec<char> = text.chars().collect();
     for (at, &c) in chars.iter().enumerate() {
         if !c.is_alphanumeric() {
-            push(&mut out, &mut word);
+            push(&mut out, &mut word, &stemmer);
             previous = None;
             continue;
         }
@@ -115,27 +156,24 @@ pub fn tokens(text: &str) -> Vec<String> {
             _ => false,
         };
         if hump {
-            push(&mut out, &mut word);
+            push(&mut out, &mut word, &stemmer);
         }
         word.extend(c.to_lowercase());
         previous = Some(c);
     }
-    push(&mut out, &mut word);
+    push(&mut out, &mut word, &stemmer);
     out
 }
 
-fn push(out: &mut Vec<String>, word: &mut String) {
+fn push(out: &mut Vec<String>, word: &mut String, stemmer: &Stemmer) {
     if word.is_empty() {
         return;
     }
-    let mut term = std::mem::take(word);
+    let term = std::mem::take(word);
     if STOPWORDS.contains(&term.as_str()) {
         return;
     }
-    if term.chars().count() > 3 && term.ends_with('s') && !term.ends_with("ss") {
-        term.pop();
-    }
-    out.push(term);
+    out.push(stemmer.stem(&term).into_owned());
 }
 
 #[cfg(test)]
@@ -155,16 +193,17 @@ mod tests {
             terms.sort();
             assert_eq!(terms, ["forecast", "get"], "{name}");
         }
-        assert_eq!(tokens("getHTTPResponse"), ["get", "http", "response"]);
+        assert_eq!(tokens("getHTTPResponse"), ["get", "http", "respons"]);
         assert_eq!(tokens("list_files v2"), ["list", "file", "v2"]);
         assert_eq!(
             tokens("What is the status of my order?"),
-            ["statu", "order"]
+            ["status", "order"]
         );
-        assert_eq!(
-            tokens("Récupérer les données"),
-            ["récupérer", "les", "donnée"]
-        );
+        // One stem for a word's forms, in a request and a description alike.
+        assert_eq!(tokens("logged logs log"), ["log", "log", "log"]);
+        assert_eq!(tokens("attached attachments"), ["attach", "attach"]);
+        // Not English: split and lowercased, never lost.
+        assert_eq!(tokens("Récupérer les données").len(), 3);
     }
 
     #[test]
@@ -185,11 +224,31 @@ mod tests {
         );
         assert_eq!(
             text.body_terms,
-            ["forecast", "city", "city", "name", "where", "town", "name"]
+            ["forecast", "citi", "citi", "name", "where", "town", "name"]
         );
         assert_eq!(
             text.passage,
-            "get forecast. Weather outlook. Forecast for a city. Parameters: city name"
+            "noaa: get forecast. Weather outlook. Forecast for a city. Parameters: city name"
         );
+    }
+
+    #[test]
+    fn a_summary_is_the_first_sentence_on_one_line_and_bounded() {
+        assert_eq!(
+            summary("  Fetch a URL.\n\n## Usage\nCall it with..."),
+            "Fetch a URL."
+        );
+        assert_eq!(summary("Read v1.2 files. Then more."), "Read v1.2 files.");
+        assert_eq!(
+            summary("Notion | Retrieve a user\n\nError Responses: 400"),
+            "Notion | Retrieve a user"
+        );
+        assert_eq!(summary("Spread\n   over\tlines"), "Spread over lines");
+        let long = summary(&"word ".repeat(100));
+        assert!(
+            long.chars().count() <= SUMMARY_CHARS + 1 && long.ends_with("word…"),
+            "{long}"
+        );
+        assert_eq!(summary(""), "");
     }
 }

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Records a server's tools/list result exactly as sent, for host/tests/real_schemas.rs.
+"""Records a server's tools/list result exactly as sent.
 
-usage: record.py OUT.json SOURCE -- COMMAND [ARG...]
+usage: record.py CATALOG.json SERVER SOURCE -- COMMAND [ARG...]
 
 Speaks raw JSON-RPC over stdio (initialize, notifications/initialized, tools/list, every page),
-so nothing is validated or reordered on the way; writes {"source": SOURCE, "tools": [...]}.
+so nothing is validated or reordered on the way, and puts {"server": SERVER, "source": SOURCE,
+"tools": [...]} into CATALOG.json's "servers" (replacing SERVER's entry, keeping the list in
+name order). host/tests/data/search/catalog.json was recorded this way; SOURCE names the
+package and version, as in "npm @playwright/mcp 0.0.83".
 """
 import json
 import subprocess
@@ -12,7 +15,7 @@ import sys
 
 
 def main():
-    out, source = sys.argv[1], sys.argv[2]
+    out, server, source = sys.argv[1], sys.argv[2], sys.argv[3]
     command = sys.argv[sys.argv.index("--") + 1:]
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
@@ -23,7 +26,10 @@ def main():
 
     def answer(id_):
         for line in proc.stdout:
-            message = json.loads(line)
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue  # a server that logs to stdout
             if message.get("id") == id_:
                 return message["result"]
         raise SystemExit("the server closed before answering")
@@ -43,9 +49,18 @@ def main():
         if not cursor:
             break
     proc.kill()
+    try:
+        with open(out) as f:
+            servers = json.load(f)["servers"]
+    except FileNotFoundError:
+        servers = []
+    servers = [s for s in servers if s["server"] != server]
+    servers.append({"server": server, "source": source, "tools": tools})
+    servers.sort(key=lambda s: s["server"])
     with open(out, "w") as f:
-        json.dump({"source": source, "tools": tools}, f, indent=1, sort_keys=False)
-        f.write("\n")
+        f.write('{"servers": [\n')
+        f.write(",\n".join(json.dumps(s, ensure_ascii=False) for s in servers))
+        f.write("\n]}\n")
 
 
 main()
