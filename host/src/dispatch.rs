@@ -54,6 +54,12 @@ pub enum Refusal {
         /// What was wrong with the text.
         reason: String,
     },
+    /// The palette's search tool could not rank the query (its model failed); the call was
+    /// the application's own, so nothing was sent to a server.
+    SearchFailed {
+        /// Why, as the ranker said.
+        reason: String,
+    },
     /// The arguments break the tool's inputSchema.
     InvalidArguments {
         /// The name the model used.
@@ -82,6 +88,7 @@ impl fmt::Display for Refusal {
                     "the arguments for '{name}' must be one JSON object: {reason}"
                 )
             }
+            Refusal::SearchFailed { reason } => write!(f, "the tool search failed: {reason}"),
             Refusal::InvalidArguments { name: _, problems } => f.write_str(&problems.join("; ")),
         }
     }
@@ -110,22 +117,7 @@ impl Palette {
                 name: name.to_owned(),
             });
         }
-        let not_object = |reason: String| Refusal::ArgumentsNotAnObject {
-            name: name.to_owned(),
-            reason,
-        };
-        let text = if arguments.trim().is_empty() {
-            "{}"
-        } else {
-            arguments
-        };
-        let limits = &self.config.limits;
-        let mut raw = RawObject::parse(text, limits).map_err(|e| not_object(e.to_string()))?;
-        let mut value: Value = raw.deserialize().map_err(|e| not_object(e.to_string()))?;
-        if self.config.offer.strict && drop_optional_nulls(&mut value, &entry.schema) {
-            raw =
-                RawObject::from_serialize(&value, limits).map_err(|e| not_object(e.to_string()))?;
-        }
+        let (raw, value) = self.read_arguments(name, arguments, &entry.schema)?;
         let problems = entry.input.problems(&value, "argument");
         if !problems.is_empty() {
             return Err(Refusal::InvalidArguments {
@@ -139,6 +131,36 @@ impl Palette {
             tool: &entry.tool.name,
             arguments: raw,
         })
+    }
+}
+
+impl Palette {
+    /// The model's argument text for tool `name` (offered with input `schema`) as one JSON
+    /// object within the limits; empty text is `{}`, and in strict form a `null` for an
+    /// optional top-level argument is the argument left out.
+    pub(crate) fn read_arguments(
+        &self,
+        name: &str,
+        arguments: &str,
+        schema: &Value,
+    ) -> Result<(RawObject, Value), Refusal> {
+        let not_object = |reason: String| Refusal::ArgumentsNotAnObject {
+            name: name.to_owned(),
+            reason,
+        };
+        let text = if arguments.trim().is_empty() {
+            "{}"
+        } else {
+            arguments
+        };
+        let limits = &self.config.limits;
+        let mut raw = RawObject::parse(text, limits).map_err(|e| not_object(e.to_string()))?;
+        let mut value: Value = raw.deserialize().map_err(|e| not_object(e.to_string()))?;
+        if self.config.offer.strict && drop_optional_nulls(&mut value, schema) {
+            raw =
+                RawObject::from_serialize(&value, limits).map_err(|e| not_object(e.to_string()))?;
+        }
+        Ok((raw, value))
     }
 }
 

@@ -49,6 +49,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cost;
+mod disclose;
 mod dispatch;
 #[cfg(feature = "_fuzz")]
 #[doc(hidden)]
@@ -60,6 +61,7 @@ mod palette;
 mod schema;
 pub mod search;
 
+pub use disclose::{Found, ToolIndex, MAX_SEARCH_RESULTS, SEARCH_RESULTS, SEARCH_TOOL};
 pub use dispatch::{Dispatch, Refusal};
 pub use observe::Observation;
 pub use offer::{OfferOptions, Provider, UnknownProvider};

@@ -20,6 +20,9 @@
 //! shadows another's. The names that are freed when a tool goes may be given to later tools.
 //! New tools are named in the order their catalog lists them after sorting by name, servers
 //! in the order they are added, so the same history gives the same names.
+//!
+//! One name is never given to a server's tool: [`SEARCH_TOOL`](crate::SEARCH_TOOL), the
+//! palette's own search tool; a server's `search_tools` is named by step 3.
 
 use std::collections::BTreeSet;
 
@@ -35,8 +38,15 @@ pub fn fits_providers(name: &str) -> bool {
 }
 
 /// The names in use, compared ignoring ASCII case.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Names(BTreeSet<String>);
+
+impl Default for Names {
+    /// No tool's name yet, and the search tool's name taken for good.
+    fn default() -> Self {
+        Names(BTreeSet::from([Self::key(crate::SEARCH_TOOL)]))
+    }
+}
 
 impl Names {
     fn key(name: &str) -> String {

@@ -105,19 +105,30 @@ impl Palette {
     }
 }
 
-fn offer_one(entry: &Entry, provider: Provider, strict: bool) -> Value {
-    let schema = if strict && provider != Provider::Anthropic {
-        strict_schema(&entry.schema)
-    } else {
-        entry.schema.clone()
-    };
+pub(crate) fn offer_one(entry: &Entry, provider: Provider, strict: bool) -> Value {
     let description = entry
         .tool
         .description
         .as_deref()
         .or(entry.tool.title.as_deref());
+    shape(&entry.name, description, &entry.schema, provider, strict)
+}
+
+/// One tool in `provider`'s shape.
+pub(crate) fn shape(
+    name: &str,
+    description: Option<&str>,
+    schema: &Value,
+    provider: Provider,
+    strict: bool,
+) -> Value {
+    let schema = if strict && provider != Provider::Anthropic {
+        strict_schema(schema)
+    } else {
+        schema.clone()
+    };
     let mut tool = Map::new();
-    tool.insert("name".into(), json!(entry.name));
+    tool.insert("name".into(), json!(name));
     if let Some(description) = description {
         tool.insert("description".into(), json!(description));
     }

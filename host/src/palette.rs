@@ -1,7 +1,7 @@
 //! One palette over many servers: which tools the model hears of, under which names, and
 //! the server and tool behind each name.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use mcp_sansio::{Allowlist, Catalog, CatalogPolicy, InvalidTools, Limits, Tool};
@@ -36,6 +36,9 @@ pub struct Palette {
     servers: BTreeMap<String, Server>,
     routes: BTreeMap<String, Route>,
     names: Names,
+    /// The model-facing names shown to the model in disclosure mode (see
+    /// [`Palette::offer_disclosed`]).
+    pub(crate) disclosed: BTreeSet<String>,
 }
 
 #[derive(Debug)]
@@ -234,6 +237,8 @@ impl Palette {
     fn forget(&mut self, name: &str) {
         self.routes.remove(name);
         self.names.release(name);
+        // A freed name may be given to another tool, which the model has not been shown.
+        self.disclosed.remove(name);
     }
 
     /// The ids of the servers in the palette, sorted.
@@ -275,6 +280,11 @@ impl Palette {
         self.servers
             .get(id)
             .is_some_and(|server| server.allowlist.allows(tool))
+    }
+
+    /// The offered entry of `tool` from server `id`, by the server's own names.
+    pub(crate) fn entry_of(&self, id: &str, tool: &str) -> Option<&Entry> {
+        self.servers.get(id)?.tools.get(tool)
     }
 
     pub(crate) fn entries(&self) -> impl Iterator<Item = &Entry> {

@@ -157,3 +157,32 @@ fn files_that_are_not_a_model_are_refused_by_name() {
         "{error}"
     );
 }
+
+#[test]
+fn mcp_palette_ranks_with_the_model_it_is_given() {
+    let catalog =
+        std::env::temp_dir().join(format!("mcp-palette-embed-{}.json", std::process::id()));
+    std::fs::write(
+        &catalog,
+        r#"{"servers":[{"server":"mixed","tools":[
+            {"name":"get_forecast","description":"Weather forecast for a city.","inputSchema":{"type":"object"}},
+            {"name":"send_message","description":"Post a message to a Slack channel.","inputSchema":{"type":"object"}}]}]}"#,
+    )
+    .unwrap();
+    for ranker in ["embed", "hybrid"] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-palette"))
+            .args(["rank", "--catalog", catalog.to_str().unwrap(), "--top", "1"])
+            .args(["--ranker", ranker, "--model", model_dir().to_str().unwrap()])
+            .arg("will it rain in Oslo tomorrow")
+            .output()
+            .unwrap();
+        let out = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(out.starts_with("mixed\tget_forecast\t"), "{ranker}: {out}");
+        assert_eq!(out.lines().count(), 1);
+    }
+}

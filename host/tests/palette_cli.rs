@@ -28,8 +28,10 @@ fn write(name: &str, text: &str) -> PathBuf {
 }
 
 fn palette(args: &[&str]) -> (Option<i32>, String, String) {
+    // No model folder from the environment: the rankers that need one must be asked for it.
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-palette"))
         .args(args)
+        .env_remove("MCP_PALETTE_MODEL")
         .output()
         .unwrap();
     (
@@ -176,4 +178,73 @@ fn cost_prints_each_offered_tool_and_the_total() {
         "gemini",
     ]);
     assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn cost_with_search_prices_the_search_tool_and_what_it_disclosed() {
+    let catalog = write("cost_search.json", CATALOG);
+    let cost = |extra: &[&str]| {
+        let mut args = vec![
+            "cost",
+            "--catalog",
+            catalog.to_str().unwrap(),
+            "--format",
+            "anthropic",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = palette(&args);
+        assert_eq!(code, Some(0), "{err}");
+        out
+    };
+    let whole = cost(&[]);
+    let searched = cost(&["--search", "write a file"]);
+    let names: Vec<&str> = searched
+        .lines()
+        .map(|l| l.split_once('\t').unwrap().0)
+        .collect();
+    // The search tool first, then the disclosed tools by name, then the total.
+    assert_eq!(names[0], "search_tools");
+    assert_eq!(names.last(), Some(&"total"));
+    assert!(
+        names.contains(&"write_file") && !names.contains(&"get_alerts"),
+        "{searched}"
+    );
+    let total = |out: &str| -> usize {
+        out.lines()
+            .last()
+            .unwrap()
+            .split_once('\t')
+            .unwrap()
+            .1
+            .parse()
+            .unwrap()
+    };
+    assert!(total(&searched) > 0 && total(&whole) > 0);
+    // Each disclosed tool costs what it costs in the whole offer.
+    let of = |out: &str, name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{name}\t")))
+            .map(str::to_owned)
+    };
+    assert_eq!(of(&searched, "write_file"), of(&whole, "write_file"));
+}
+
+#[test]
+fn the_model_rankers_say_what_they_need() {
+    let catalog = write("needs.json", CATALOG);
+    let (code, _, err) = palette(&[
+        "rank",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--ranker",
+        "embed",
+        "forecast",
+    ]);
+    assert_eq!(code, Some(2));
+    // Built without the feature, or with it and no model folder: either way, said plainly.
+    // (With the feature and a model, `tests/embed.rs` runs the command for real.)
+    assert!(
+        err.contains("--features embed") || err.contains("--model DIR"),
+        "{err}"
+    );
 }

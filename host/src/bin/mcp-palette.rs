@@ -4,7 +4,7 @@
 //! ```text
 //! mcp-palette rank --catalog FILE --top K [--ranker bm25|embed|hybrid] [--model DIR] QUERY
 //! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10] [--ranker ...] [--model DIR]
-//! mcp-palette cost --catalog FILE --format anthropic|openai-chat|openai-responses
+//! mcp-palette cost --catalog FILE --format anthropic|openai-chat|openai-responses [--search QUERY]
 //! ```
 //!
 //! The catalog FILE is `{"servers": [{"server": NAME, "tools": [...]}]}`, each `tools` as the
@@ -27,7 +27,7 @@ use mcp_sansio_host::cost::offer_tokens;
 use mcp_sansio_host::search::{wilson, Bm25, Ranker, ToolText};
 #[cfg(feature = "embed")]
 use mcp_sansio_host::search::{Embedder, Embeddings, Hybrid, VectorCache};
-use mcp_sansio_host::{Palette, PaletteConfig, Provider};
+use mcp_sansio_host::{Palette, PaletteConfig, Provider, ToolIndex, SEARCH_TOOL};
 use serde_json::Value;
 
 /// Rank a catalog's tools for a request, or measure recall over labelled queries.
@@ -82,6 +82,10 @@ enum Command {
         /// The provider's shape.
         #[arg(long, value_name = "FORMAT")]
         format: Provider,
+        /// Price progressive disclosure instead: the search tool, plus the five tools a BM25
+        /// search for QUERY discloses.
+        #[arg(long, value_name = "QUERY")]
+        search: Option<String>,
     },
 }
 
@@ -159,7 +163,11 @@ fn main() -> ExitCode {
             k,
             search,
         } => eval(&catalog, &queries, &k, &search),
-        Command::Cost { catalog, format } => cost(&catalog, format),
+        Command::Cost {
+            catalog,
+            format,
+            search,
+        } => cost(&catalog, format, search.as_deref()),
     };
     match result {
         Ok(out) => {
@@ -212,8 +220,9 @@ fn load(path: &str) -> Result<Vec<ToolText>, String> {
         .collect())
 }
 
-/// Every tool of the catalog offered in `provider`'s shape, and what each costs.
-fn cost(path: &str, provider: Provider) -> Result<String, String> {
+/// Every tool of the catalog offered in `provider`'s shape, or the disclosure offer after a
+/// search for `search`, and what each costs.
+fn cost(path: &str, provider: Provider, search: Option<&str>) -> Result<String, String> {
     let mut config = PaletteConfig::default();
     config.policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
     let mut palette = Palette::new(config);
@@ -224,8 +233,26 @@ fn cost(path: &str, provider: Provider) -> Result<String, String> {
             .set_server(&server, &everything, &catalog)
             .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
     }
-    let names: Vec<String> = palette.tools().map(|t| t.name.to_owned()).collect();
-    let tokens = offer_tokens(&palette.offer(provider));
+    let (names, offer) = match search {
+        None => (
+            palette
+                .tools()
+                .map(|t| t.name.to_owned())
+                .collect::<Vec<_>>(),
+            palette.offer(provider),
+        ),
+        Some(query) => {
+            let index = ToolIndex::bm25(&palette);
+            let arguments = serde_json::json!({ "query": query }).to_string();
+            palette
+                .search(&index, &arguments)
+                .map_err(|e| e.to_string())?;
+            let mut names = vec![SEARCH_TOOL.to_owned()];
+            names.extend(palette.disclosed().map(str::to_owned));
+            (names, palette.offer_disclosed(provider))
+        }
+    };
+    let tokens = offer_tokens(&offer);
     let mut out = String::new();
     for (name, tokens) in names.iter().zip(&tokens) {
         out.push_str(&format!("{name}\t{tokens}\n"));
