@@ -10,8 +10,13 @@
 //! remote `$ref`). [`Palette::observe`] turns the answer into what the model reads, and a
 //! failure is never passed off as a result.
 //!
+//! A palette of hundreds of tools need not be offered whole: [`search`] ranks tools for a
+//! request (BM25; with the `embed` feature, sentence embeddings and a hybrid of the two),
+//! [`Palette::offer_disclosed`] offers the model a search tool and only what it has found,
+//! and [`cost`] says what each offer costs in tokens.
+//!
 //! Like the core, this crate does no I/O and reads no clock: it works on catalogs and
-//! results from any transport.
+//! results from any transport (the embedding model too is given as bytes).
 //!
 //! ```
 //! use mcp_sansio::{Allowlist, Catalog, CatalogPolicy, Limits};

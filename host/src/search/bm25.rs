@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::text::{tokens, ToolText};
-use super::{best, Hit, RankError, Ranker};
+use super::{best, keys, Hit, RankError, Ranker};
 
 /// Okapi BM25, built once per catalog, over each tool's name, title, description, parameter
 /// names and descriptions, and server name.
@@ -61,10 +61,7 @@ impl Bm25 {
             postings,
             lengths,
             average: average.max(f64::MIN_POSITIVE),
-            keys: tools
-                .iter()
-                .map(|t| (t.server.clone(), t.tool.clone()))
-                .collect(),
+            keys: keys(tools),
         }
     }
 }

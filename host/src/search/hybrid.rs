@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::text::ToolText;
-use super::{best, Hit, RankError, Ranker};
+use super::{best, keys, Hit, RankError, Ranker};
 
 /// Reciprocal rank fusion of two rankers over the same tools: each tool scores
 /// `1 / (K + rank)` in each list it appears in (ranks from 1, [`Hybrid::K`] = 60), and the
@@ -29,10 +29,7 @@ impl<A: Ranker, B: Ranker> Hybrid<A, B> {
         Hybrid {
             first,
             second,
-            keys: tools
-                .iter()
-                .map(|t| (t.server.clone(), t.tool.clone()))
-                .collect(),
+            keys: keys(tools),
         }
     }
 }

@@ -57,6 +57,14 @@ impl fmt::Display for RankError {
 
 impl std::error::Error for RankError {}
 
+/// The (server, tool) of each tool, by index: what ties are broken by.
+pub(crate) fn keys(tools: &[ToolText]) -> Vec<(String, String)> {
+    tools
+        .iter()
+        .map(|t| (t.server.clone(), t.tool.clone()))
+        .collect()
+}
+
 /// The `k` best of `hits`, best first, ties broken by `keys` (server, tool) so that the
 /// order never depends on the order the scores were computed in.
 pub(crate) fn best(mut hits: Vec<Hit>, k: usize, keys: &[(String, String)]) -> Vec<Hit> {
