@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use super::synonyms::related;
 use super::text::{tokens, ToolText};
 use super::{best, keys, Hit, RankError, Ranker};
 
@@ -27,6 +28,10 @@ pub struct Bm25 {
 impl Bm25 {
     /// How many times a term of the name, title or server name counts.
     pub const NAME_WEIGHT: f64 = 3.0;
+
+    /// What a word related to a query's word counts for, against the word itself: "make a
+    /// folder" also searches for `create` and `directory`, at this weight.
+    pub const SYNONYM_WEIGHT: f64 = 0.5;
 
     /// The index of `tools`, with `k1` = 1.2 and `b` = 0.75.
     pub fn new(tools: &[ToolText]) -> Self {
@@ -73,10 +78,20 @@ impl Ranker for Bm25 {
         // One slot per tool, and the tools any term reached: no map on the hot loop.
         let mut scores = vec![0.0_f64; self.lengths.len()];
         let mut touched: Vec<usize> = Vec::new();
-        let mut terms = tokens(query);
-        terms.sort();
-        terms.dedup();
-        for term in &terms {
+        let mut words = tokens(query);
+        words.sort();
+        words.dedup();
+        // Each word at full weight; the words related to it at SYNONYM_WEIGHT, unless the
+        // query has them itself.
+        let mut terms: Vec<(&str, f64)> = words.iter().map(|w| (w.as_str(), 1.0)).collect();
+        for word in &words {
+            for other in related(word) {
+                if !terms.iter().any(|(t, _)| t == other) {
+                    terms.push((other, Self::SYNONYM_WEIGHT));
+                }
+            }
+        }
+        for (term, weight) in terms {
             let Some(holders) = self.postings.get(term) else {
                 continue;
             };
@@ -93,7 +108,7 @@ impl Ranker for Bm25 {
                     touched.push(index);
                 }
                 let norm = self.k1 * (1.0 - self.b + self.b * length / self.average);
-                *score += idf * tf * (self.k1 + 1.0) / (tf + norm);
+                *score += weight * idf * tf * (self.k1 + 1.0) / (tf + norm);
             }
         }
         let hits = touched

@@ -9,6 +9,7 @@ mod bm25;
 #[cfg(feature = "embed")]
 mod embed;
 mod hybrid;
+mod synonyms;
 mod text;
 
 use std::fmt;

@@ -16,8 +16,10 @@ pub struct ToolText {
     pub name_terms: Vec<String>,
     /// The terms of the description, the parameter names and the parameters' descriptions.
     pub body_terms: Vec<String>,
-    /// The tool as one piece of prose, for a ranker that reads sentences: its name as words,
-    /// its title, its description and its parameters' names.
+    /// The tool as one short piece of prose, for a ranker that reads sentences: its server,
+    /// its name as words, its title and its description's first sentence ([`summary`]).
+    /// Parameter names and the rest of the description are left out: on the labelled set
+    /// they made all-MiniLM-L6-v2's recall@1 0.434 instead of 0.502.
     pub passage: String,
 }
 
@@ -31,11 +33,9 @@ impl ToolText {
         name_terms.extend(tokens(server));
         let mut body_terms = tool.description.as_deref().map(tokens).unwrap_or_default();
         let schema: Value = serde_json::from_str(tool.input_schema.as_str()).unwrap_or(Value::Null);
-        let mut parameters = Vec::new();
         if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
             for (name, property) in properties {
                 body_terms.extend(tokens(name));
-                parameters.push(words(name));
                 if let Some(description) = property.get("description").and_then(Value::as_str) {
                     body_terms.extend(tokens(description));
                 }
@@ -51,10 +51,6 @@ impl ToolText {
         {
             passage.push_str(". ");
             passage.push_str(part);
-        }
-        if !parameters.is_empty() {
-            passage.push_str(". Parameters: ");
-            passage.push_str(&parameters.join(", "));
         }
         ToolText {
             server: server.to_owned(),
@@ -228,7 +224,7 @@ mod tests {
         );
         assert_eq!(
             text.passage,
-            "noaa: get forecast. Weather outlook. Forecast for a city. Parameters: city name"
+            "noaa: get forecast. Weather outlook. Forecast for a city"
         );
     }
 
