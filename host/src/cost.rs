@@ -77,6 +77,44 @@ pub fn estimate_tokens(text: &str) -> usize {
     rounded
 }
 
+/// An offer with what it costs: each tool's estimated tokens, in the offer's order, and the
+/// total the model reads on every request that carries it.
+///
+/// ```
+/// use mcp_sansio_host::cost::Priced;
+/// let offer = serde_json::json!([
+///     {"name": "get_forecast", "description": "Forecast for a city.", "input_schema": {"type": "object"}},
+///     {"name": "get_alerts", "input_schema": {"type": "object"}}]);
+/// let priced = Priced::new(offer);
+/// assert_eq!(priced.tokens.len(), 2);
+/// assert_eq!(priced.total, priced.tokens.iter().sum::<usize>());
+/// assert!(priced.tokens[0] > priced.tokens[1]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Priced {
+    /// The offer, as [`Palette::offer`](crate::Palette::offer) or
+    /// [`Palette::offer_disclosed`](crate::Palette::offer_disclosed) made it.
+    pub tools: Value,
+    /// Each entry's estimated tokens ([`offer_tokens`]).
+    pub tokens: Vec<usize>,
+    /// Their sum.
+    pub total: usize,
+}
+
+impl Priced {
+    /// `offer`, priced.
+    pub fn new(offer: Value) -> Self {
+        let tokens = offer_tokens(&offer);
+        let total = tokens.iter().sum();
+        Priced {
+            tools: offer,
+            tokens,
+            total,
+        }
+    }
+}
+
 /// The estimated tokens of each entry of an offer (as [`Palette::offer`](crate::Palette::offer)
 /// makes it), written as compact JSON, in order.
 pub fn offer_tokens(offer: &Value) -> Vec<usize> {

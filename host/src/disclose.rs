@@ -164,6 +164,37 @@ impl Palette {
     /// (`{"query": "...", "limit": 5}`), checked as any call is. The tools found are
     /// disclosed, and returned for the model to read.
     ///
+    /// ```
+    /// use mcp_sansio::{Allowlist, Catalog, CatalogPolicy, Limits};
+    /// use mcp_sansio_host::cost::Priced;
+    /// use mcp_sansio_host::{Palette, PaletteConfig, Provider, ToolIndex, SEARCH_TOOL};
+    ///
+    /// let catalog = Catalog::from_json(
+    ///     r#"{"tools":[
+    ///         {"name":"get_forecast","description":"Weather forecast for a city.","inputSchema":{"type":"object"}},
+    ///         {"name":"read_file","description":"Read a file.","inputSchema":{"type":"object"}}]}"#,
+    ///     CatalogPolicy::STRICT,
+    ///     &Limits::default(),
+    /// )?;
+    /// let mut palette = Palette::new(PaletteConfig::default());
+    /// let allow: Allowlist = ["get_forecast", "read_file"].into_iter().collect();
+    /// palette.set_server("tools", &allow, &catalog)?;
+    /// let index = ToolIndex::bm25(&palette);
+    ///
+    /// // Turn 1: the model hears of the search tool alone.
+    /// let offer = Priced::new(palette.offer_disclosed(Provider::Anthropic));
+    /// assert_eq!(offer.tools[0]["name"], SEARCH_TOOL);
+    /// // It searches; what it found is its tool result.
+    /// let found = palette.search(&index, r#"{"query":"weather forecast"}"#)?;
+    /// assert!(found.to_string().starts_with("get_forecast: Weather forecast for a city."));
+    /// // Turn 2: the tool it found is offered in full, and dispatches as any call.
+    /// let offer = palette.offer_disclosed(Provider::Anthropic);
+    /// assert_eq!(offer[1]["name"], "get_forecast");
+    /// let call = palette.dispatch("get_forecast", "{}")?;
+    /// assert_eq!(call.tool, "get_forecast");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Refusal::ArgumentsNotAnObject`] or [`Refusal::InvalidArguments`] for arguments the
     /// search tool's schema refuses; [`Refusal::SearchFailed`] when the ranker fails.

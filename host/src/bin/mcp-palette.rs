@@ -23,7 +23,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
-use mcp_sansio_host::cost::offer_tokens;
+use mcp_sansio_host::cost::Priced;
 use mcp_sansio_host::search::{wilson, Bm25, Ranker, ToolText};
 #[cfg(feature = "embed")]
 use mcp_sansio_host::search::{Embedder, Embeddings, Hybrid, VectorCache};
@@ -252,12 +252,12 @@ fn cost(path: &str, provider: Provider, search: Option<&str>) -> Result<String, 
             (names, palette.offer_disclosed(provider))
         }
     };
-    let tokens = offer_tokens(&offer);
+    let priced = Priced::new(offer);
     let mut out = String::new();
-    for (name, tokens) in names.iter().zip(&tokens) {
+    for (name, tokens) in names.iter().zip(&priced.tokens) {
         out.push_str(&format!("{name}\t{tokens}\n"));
     }
-    out.push_str(&format!("total\t{}\n", tokens.iter().sum::<usize>()));
+    out.push_str(&format!("total\t{}\n", priced.total));
     Ok(out)
 }
 
