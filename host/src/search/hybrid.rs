@@ -84,16 +84,20 @@ mod tests {
             .collect()
     }
 
+    fn indices(ranker: &impl Ranker, k: usize) -> Vec<usize> {
+        ranker
+            .rank("q", k)
+            .unwrap()
+            .iter()
+            .map(|h| h.index)
+            .collect()
+    }
+
     #[test]
     fn agreement_wins_and_one_rankers_first_place_survives_the_others_miss() {
         let tools = tools(4);
         let fused = Hybrid::new(Fixed(vec![0, 1, 2]), Fixed(vec![1, 3, 0]), &tools);
-        let order: Vec<usize> = fused
-            .rank("q", 4)
-            .unwrap()
-            .iter()
-            .map(|h| h.index)
-            .collect();
+        let order = indices(&fused, 4);
         // 1 is second and first: best. 0 is first and third. 3 and 2 appear once each,
         // second beating third.
         assert_eq!(order, [1, 0, 3, 2]);
@@ -104,12 +108,6 @@ mod tests {
     fn ties_are_broken_by_name_not_by_map_order() {
         let tools = tools(3);
         let fused = Hybrid::new(Fixed(vec![2, 0]), Fixed(vec![0, 2]), &tools);
-        let order: Vec<usize> = fused
-            .rank("q", 3)
-            .unwrap()
-            .iter()
-            .map(|h| h.index)
-            .collect();
-        assert_eq!(order, [0, 2]);
+        assert_eq!(indices(&fused, 3), [0, 2]);
     }
 }
