@@ -7,7 +7,8 @@ use std::sync::OnceLock;
 use super::text::tokens;
 
 /// Groups of words a user and a tool's author use for the same thing: the verbs of tool
-/// names and the nouns of software work, nothing specific to one server. A query term from a
+/// names and the nouns of software work (with their common abbreviations), nothing specific
+/// to one server. A query term from a
 /// group also searches for the others, at [`super::Bm25::SYNONYM_WEIGHT`].
 const GROUPS: &[&[&str]] = &[
     &["create", "make", "new", "add", "generate"],
@@ -25,6 +26,8 @@ const GROUPS: &[&[&str]] = &[
     &["directory", "folder", "dir"],
     &["repository", "repo"],
     &["issue", "ticket", "bug"],
+    &["pull", "pr"],
+    &["merge", "mr"],
     &["comment", "remark", "reply"],
     &["message", "chat"],
     &["user", "person", "people", "member", "account"],
