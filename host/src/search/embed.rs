@@ -149,7 +149,8 @@ impl Embedder {
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?
             .into_iter()
-            .map(|e| e.get_ids().len())
+            // The real length: the tokenizer pads the whole list to its longest text.
+            .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
             .enumerate()
             .collect::<Vec<_>>();
         // Like lengths together: a short text padded to a long one costs the long one's time.
