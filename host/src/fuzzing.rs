@@ -3,12 +3,15 @@
 
 use mcp_sansio::{Allowlist, Catalog, CatalogPolicy, Limits};
 
-use crate::{Palette, PaletteConfig, Provider};
+use crate::cost::Priced;
+use crate::{Palette, PaletteConfig, Provider, ToolIndex, MAX_SEARCH_RESULTS};
 
 /// Fuzz body `host_dispatch`. Input: a tool's input schema, a NUL byte, then a model's
 /// argument text. Whatever a server lists and a model sends, the palette never panics:
-/// the schema is compiled (or the tool quarantined), offered in every shape, and the call
-/// dispatched (or refused); an accepted call's arguments are one JSON object.
+/// the schema is compiled (or the tool quarantined), offered and priced in every shape, and
+/// the call dispatched (or refused); an accepted call's arguments are one JSON object. The
+/// schema's text is also the tool's description, and the argument text also a call of the
+/// search tool, so that tool search reads both.
 pub fn host_dispatch(data: &[u8]) {
     let mut parts = data.splitn(2, |&b| b == 0);
     let (Some(schema), Some(arguments)) = (parts.next(), parts.next()) else {
@@ -20,7 +23,10 @@ pub fn host_dispatch(data: &[u8]) {
     ) else {
         return;
     };
-    let listing = format!(r#"{{"tools":[{{"name":"t","inputSchema":{schema}}}]}}"#);
+    let description = serde_json::Value::from(schema).to_string();
+    let listing = format!(
+        r#"{{"tools":[{{"name":"t","description":{description},"inputSchema":{schema}}}]}}"#
+    );
     let policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
     let Ok(catalog) = Catalog::from_json(&listing, policy, &Limits::default()) else {
         return;
@@ -35,8 +41,15 @@ pub fn host_dispatch(data: &[u8]) {
         return;
     };
     for provider in Provider::ALL {
-        let _ = palette.offer(provider);
+        let priced = Priced::new(palette.offer(provider));
+        assert_eq!(priced.tokens.len(), report.offered.len());
     }
+    let index = ToolIndex::bm25(&palette);
+    if let Ok(found) = palette.search(&index, arguments) {
+        assert!(found.tools.len() <= MAX_SEARCH_RESULTS);
+        let _ = found.to_string();
+    }
+    let _ = palette.offer_disclosed(Provider::OpenAiResponses);
     if report.offered.is_empty() {
         return;
     }
