@@ -54,6 +54,14 @@ impl ToolIndex {
     }
 }
 
+impl fmt::Debug for ToolIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolIndex")
+            .field("tools", &self.texts.len())
+            .finish_non_exhaustive()
+    }
+}
+
 fn texts(palette: &Palette) -> Vec<ToolText> {
     palette
         .tools()

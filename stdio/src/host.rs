@@ -6,7 +6,9 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use mcp_sansio::{Allowlist, Config, Event, ListKind, ServerNotification};
-use mcp_sansio_host::{Observation, Palette, PaletteConfig, PaletteError, Provider};
+use mcp_sansio_host::{
+    Observation, Palette, PaletteConfig, PaletteError, Provider, ToolIndex, SEARCH_TOOL,
+};
 use serde_json::Value;
 
 use crate::{ServerCommand, StdioClient, StdioError};
@@ -89,6 +91,8 @@ impl std::error::Error for HostError {}
 #[derive(Debug)]
 pub struct Host {
     palette: Palette,
+    /// BM25 over the palette, for the search tool; built again whenever the palette changes.
+    index: ToolIndex,
     servers: BTreeMap<String, Joined>,
     failures: Vec<ServerFailure>,
 }
@@ -109,8 +113,10 @@ impl Host {
         servers: impl IntoIterator<Item = HostServer>,
         palette: PaletteConfig,
     ) -> (Host, Vec<ServerFailure>) {
+        let palette = Palette::new(palette);
         let mut host = Host {
-            palette: Palette::new(palette),
+            index: ToolIndex::bm25(&palette),
+            palette,
             servers: BTreeMap::new(),
             failures: Vec::new(),
         };
@@ -155,6 +161,7 @@ impl Host {
                 }
             }
         }
+        host.index = ToolIndex::bm25(&host.palette);
         (host, failures)
     }
 
@@ -168,6 +175,14 @@ impl Host {
         self.palette.offer(provider)
     }
 
+    /// The offer of progressive disclosure, in `provider`'s shape: the search tool
+    /// ([`SEARCH_TOOL`]) and the tools the model has found so far
+    /// (see [`Palette::offer_disclosed`]). The model's calls of the search tool go through
+    /// [`call`](Host::call) like any other.
+    pub fn offer_disclosed(&self, provider: Provider) -> Value {
+        self.palette.offer_disclosed(provider)
+    }
+
     /// The process id of server `id`, while it is in the host.
     pub fn pid(&self, id: &str) -> Option<u32> {
         self.servers.get(id).map(|server| server.client.pid())
@@ -179,7 +194,18 @@ impl Host {
     /// [`take_failures`](Host::take_failures). A `tools/list_changed` from the server behind
     /// the call is acted on before returning: its catalog is listed again and the palette
     /// updated (surviving tools keep their names).
+    ///
+    /// A call of [`SEARCH_TOOL`] is the host's own: BM25 over the palette, the tools found
+    /// disclosed and listed for the model; no server hears of it.
     pub fn call(&mut self, name: &str, arguments: &str) -> Observation {
+        if name == SEARCH_TOOL {
+            return match self.palette.search(&self.index, arguments) {
+                Ok(found) => Observation::Answer {
+                    text: found.to_string(),
+                },
+                Err(refusal) => Observation::refused(&refusal),
+            };
+        }
         let dispatch = match self.palette.dispatch(name, arguments) {
             Ok(dispatch) => dispatch,
             Err(refusal) => return Observation::refused(&refusal),
@@ -234,6 +260,7 @@ impl Host {
                     if let Err(e) = self.palette.set_server(id, &server.allowlist, &catalog) {
                         self.drop_server(id, HostError::Palette(e));
                     }
+                    self.index = ToolIndex::bm25(&self.palette);
                 }
                 Err(e) => gone = Some(e),
             }
@@ -245,6 +272,7 @@ impl Host {
 
     fn drop_server(&mut self, id: &str, error: HostError) {
         self.palette.remove_server(id);
+        self.index = ToolIndex::bm25(&self.palette);
         if let Some(server) = self.servers.remove(id) {
             let _ = server.client.close(crate::DEFAULT_GRACE);
         }

@@ -11,7 +11,9 @@
 //! - `place_purchase` is advertised but not allowed, so it is never offered; asked for
 //!   anyway, the dispatcher refuses it and the server's log shows it never arrived;
 //! - arguments that break the discovered inputSchema are refused before anything is sent;
-//! - every allowed call reaches the server behind its tool.
+//! - every allowed call reaches the server behind its tool;
+//! - offered through progressive disclosure instead, the model starts with `search_tools`
+//!   alone; what it finds is offered next, and `place_purchase` is never found.
 //!
 //! The example checks all of this against the servers' own logs and exits non-zero if a gate
 //! failed.
@@ -19,7 +21,7 @@
 use std::process::ExitCode;
 
 use mcp_sansio::{Allowlist, Config};
-use mcp_sansio_host::{PaletteConfig, Provider};
+use mcp_sansio_host::{PaletteConfig, Provider, SEARCH_TOOL};
 use mcp_sansio_stdio::{Host, HostServer, ServerCommand, DEFAULT_GRACE};
 
 /// What the scripted model asks for, turn by turn: a tool name and its argument text.
@@ -126,6 +128,33 @@ fn run() -> Result<(), String> {
         println!("model calls {name} {arguments}\n  -> {route}: {kind}: {observation}");
         observations.push(observation);
     }
+    // The same palette through progressive disclosure: a search tool first, then what the
+    // model found. The host answers the search itself; no server hears of it.
+    let names = |offer: &serde_json::Value| -> Vec<String> {
+        offer
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let first = names(&host.offer_disclosed(Provider::Anthropic));
+    println!("disclosure, turn 1, offered: {first:?}");
+    let mut found = Vec::new();
+    for query in [
+        r#"{"query": "give a customer their money back", "limit": 2}"#,
+        r#"{"query": "buy more tubs from the supplier"}"#,
+    ] {
+        let observation = host.call(SEARCH_TOOL, query);
+        println!(
+            "model calls {SEARCH_TOOL} {query}\n  -> {}",
+            observation.text().replace('\n', "\n     ")
+        );
+        found.push(observation.text().to_owned());
+    }
+    let second = names(&host.offer_disclosed(Provider::Anthropic));
+    println!("disclosure, turn 2, offered: {second:?}");
+
     for (id, status) in host.close(DEFAULT_GRACE) {
         println!(
             "server {id} ended: {}",
@@ -184,6 +213,20 @@ fn run() -> Result<(), String> {
     expect(
         stock.lines().count() == 1 && support.lines().count() == 2,
         "a call went to the wrong server",
+    )?;
+    expect(
+        first == [SEARCH_TOOL],
+        "disclosure did not start with the search tool alone",
+    )?;
+    expect(
+        second.first().map(String::as_str) == Some(SEARCH_TOOL)
+            && second.iter().any(|n| n == "process_refund"),
+        "the refund tool was not found and offered",
+    )?;
+    expect(
+        found.iter().all(|text| !text.contains("place_purchase"))
+            && !second.iter().any(|n| n == "place_purchase"),
+        "a search showed place_purchase",
     )?;
     println!("both gates held: nothing refused reached a server, and each call reached its own");
     Ok(())

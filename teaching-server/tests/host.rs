@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use mcp_sansio::{Allowlist, Config};
-use mcp_sansio_host::PaletteConfig;
+use mcp_sansio_host::{PaletteConfig, Provider, SEARCH_TOOL};
 use mcp_sansio_stdio::{Host, HostError, HostServer, ServerCommand, StdioError, DEFAULT_GRACE};
 
 fn teaching(id: &str, mode: &str, allow: &[&str]) -> HostServer {
@@ -81,7 +81,48 @@ fn a_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
         "not called: there is no tool named 'search_policy'; call one of the tools offered"
     );
     assert_eq!(host.call("word_count", r#"{"text":"a b"}"#).text(), "2");
+    // Nor does the search tool show the dead server's tools.
+    let found = host.call(SEARCH_TOOL, r#"{"query":"refund policy window"}"#);
+    assert!(!found.text().contains("search_policy"), "{found:?}");
     assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
+}
+
+#[test]
+fn the_search_tool_is_the_hosts_own_and_discloses_what_it_finds() {
+    let servers = [
+        teaching("stock", "normal", &["word_count"]),
+        teaching("support", "support", &["search_policy", "process_refund"]),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let names = |offer: serde_json::Value| -> Vec<String> {
+        offer
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(host.offer_disclosed(Provider::Anthropic)),
+        [SEARCH_TOOL]
+    );
+    let found = host.call(SEARCH_TOOL, r#"{"query":"count the words","limit":1}"#);
+    assert!(!found.is_error());
+    assert!(found.text().starts_with("word_count: "), "{found:?}");
+    assert_eq!(
+        names(host.offer_disclosed(Provider::Anthropic)),
+        [SEARCH_TOOL, "word_count"]
+    );
+    // Refused like any call, and nothing reaches a server either way.
+    let refused = host.call(SEARCH_TOOL, r#"{"limit":1}"#);
+    assert_eq!(
+        refused.text(),
+        "not called: missing required argument 'query'"
+    );
+    for (id, status) in host.close(DEFAULT_GRACE) {
+        assert!(status.is_ok(), "{id}: {status:?}");
+    }
 }
 
 #[test]
