@@ -88,7 +88,8 @@ fn inference(error: impl fmt::Display) -> EmbedError {
 
 impl Embedder {
     /// Tokens read of one text, as sentence-transformers reads all-MiniLM-L6-v2
-    /// (`max_seq_length`); the rest of a longer text is not seen.
+    /// (`max_seq_length`), or fewer if the model has fewer positions; the rest of a longer
+    /// text is not seen.
     pub const MAX_TOKENS: usize = 256;
 
     /// Texts run through the model at once: the padding of a batch to its longest text is
@@ -110,12 +111,13 @@ impl Embedder {
             Tokenizer::from_bytes(tokenizer).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
-                max_length: Self::MAX_TOKENS,
+                max_length: Self::MAX_TOKENS.min(config.max_position_embeddings),
                 ..TruncationParams::default()
             }))
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         tokenizer.with_padding(Some(PaddingParams {
             strategy: PaddingStrategy::BatchLongest,
+            pad_id: u32::try_from(config.pad_token_id).unwrap_or(0),
             ..PaddingParams::default()
         }));
         let device = Device::Cpu;
