@@ -101,23 +101,7 @@ pub const SUMMARY_CHARS: usize = 160;
 /// A name as the words it is made of (`getFileInfo` and `get_file_info` both read
 /// `get file info`), nothing dropped.
 fn words(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    let mut previous: Option<char> = None;
-    for c in name.chars() {
-        if !c.is_alphanumeric() {
-            previous = None;
-            if !out.ends_with(' ') && !out.is_empty() {
-                out.push(' ');
-            }
-            continue;
-        }
-        if previous.is_some_and(|p| p.is_lowercase() && c.is_uppercase()) {
-            out.push(' ');
-        }
-        out.extend(c.to_lowercase());
-        previous = Some(c);
-    }
-    out.trim_end().to_owned()
+    split(name).join(" ")
 }
 
 /// Words too common in requests and descriptions to say which tool is meant.
@@ -127,19 +111,28 @@ const STOPWORDS: [&str; 40] = [
     "using", "what", "when", "which", "will", "with", "you", "your", "we", "our", "should",
 ];
 
-/// The terms of `text`: split at anything that is not a letter or a digit and at camelCase
-/// humps (`getHTTPResponse` gives `get http response`), lowercased, stopwords dropped, and
-/// each word reduced to its stem by Snowball's English stemmer (`logged`, `logs` and `log`
-/// meet; so do `attached` and `attachments`).
+/// The terms of `text`: its words ([`split`]), stopwords dropped, and each reduced to its
+/// stem by Snowball's English stemmer (`logged`, `logs` and `log` meet; so do `attached` and
+/// `attachments`).
 pub fn tokens(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
     let stemmer = Stemmer::create(Algorithm::English);
+    split(text)
+        .into_iter()
+        .filter(|word| !STOPWORDS.contains(&word.as_str()))
+        .map(|word| stemmer.stem(&word).into_owned())
+        .collect()
+}
+
+/// The words of `text`, lowercased: split at anything that is not a letter or a digit and at
+/// camelCase humps (`getHTTPResponse` gives `get http response`).
+fn split(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
     let mut word = String::new();
     let mut previous: Option<char> = None;
     let chars: Vec<char> = text.chars().collect();
     for (at, &c) in chars.iter().enumerate() {
         if !c.is_alphanumeric() {
-            push(&mut out, &mut word, &stemmer);
+            out.extend((!word.is_empty()).then(|| std::mem::take(&mut word)));
             previous = None;
             continue;
         }
@@ -152,24 +145,13 @@ pub fn tokens(text: &str) -> Vec<String> {
             _ => false,
         };
         if hump {
-            push(&mut out, &mut word, &stemmer);
+            out.extend((!word.is_empty()).then(|| std::mem::take(&mut word)));
         }
         word.extend(c.to_lowercase());
         previous = Some(c);
     }
-    push(&mut out, &mut word, &stemmer);
+    out.extend((!word.is_empty()).then_some(word));
     out
-}
-
-fn push(out: &mut Vec<String>, word: &mut String, stemmer: &Stemmer) {
-    if word.is_empty() {
-        return;
-    }
-    let term = std::mem::take(word);
-    if STOPWORDS.contains(&term.as_str()) {
-        return;
-    }
-    out.push(stemmer.stem(&term).into_owned());
 }
 
 #[cfg(test)]
@@ -190,6 +172,9 @@ mod tests {
             assert_eq!(terms, ["forecast", "get"], "{name}");
         }
         assert_eq!(tokens("getHTTPResponse"), ["get", "http", "respons"]);
+        // The embedded sentence splits names by the same rule, keeping every word whole.
+        assert_eq!(words("getHTTPResponse"), "get http response");
+        assert_eq!(words("the_file-info.v2"), "the file info v2");
         assert_eq!(tokens("list_files v2"), ["list", "file", "v2"]);
         assert_eq!(
             tokens("What is the status of my order?"),
