@@ -7,7 +7,7 @@ use std::sync::Arc;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Tokenizer, TruncationParams};
 
 use super::text::ToolText;
 use super::{best, keys, Hit, RankError, Ranker};
@@ -36,6 +36,8 @@ pub struct Embedder {
     model: BertModel,
     tokenizer: Tokenizer,
     device: Device,
+    /// The token id a short text is padded with.
+    pad: u32,
     dimensions: usize,
 }
 
@@ -115,11 +117,9 @@ impl Embedder {
                 ..TruncationParams::default()
             }))
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            pad_id: u32::try_from(config.pad_token_id).unwrap_or(0),
-            ..PaddingParams::default()
-        }));
+        // Each batch is padded here, to its own longest text.
+        tokenizer.with_padding(None);
+        let pad = u32::try_from(config.pad_token_id).unwrap_or(0);
         let device = Device::Cpu;
         let weights = VarBuilder::from_buffered_safetensors(safetensors, DType::F32, &device)
             .map_err(|e| EmbedError::Weights(e.to_string()))?;
@@ -129,6 +129,7 @@ impl Embedder {
             model,
             tokenizer,
             device,
+            pad,
             dimensions: 0,
         };
         // One probe sets the width and proves the files agree before any catalog is read.
@@ -146,25 +147,19 @@ impl Embedder {
     /// # Errors
     /// [`EmbedError::Tokenizer`] or [`EmbedError::Inference`] when the model fails.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut encodings = self
+        let encodings = self
             .tokenizer
             .encode_batch(texts.to_vec(), true)
-            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?
-            .into_iter()
-            // The real length: the tokenizer pads the whole list to its longest text.
-            .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
-            .enumerate()
-            .collect::<Vec<_>>();
+            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         // Like lengths together: a short text padded to a long one costs the long one's time.
-        encodings.sort_by_key(|&(_, length)| length);
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&at| encodings.get(at).map_or(0, tokenizers::Encoding::len));
         let mut out = vec![Vec::new(); texts.len()];
-        for batch in encodings.chunks(Self::BATCH) {
-            let chosen: Vec<&str> = batch
-                .iter()
-                .filter_map(|&(at, _)| texts.get(at).copied())
-                .collect();
+        for batch in order.chunks(Self::BATCH) {
+            let chosen: Vec<&tokenizers::Encoding> =
+                batch.iter().filter_map(|&at| encodings.get(at)).collect();
             let vectors = self.embed_batch(&chosen)?;
-            for (&(at, _), vector) in batch.iter().zip(vectors) {
+            for (&at, vector) in batch.iter().zip(vectors) {
                 if let Some(slot) = out.get_mut(at) {
                     *slot = vector;
                 }
@@ -173,22 +168,24 @@ impl Embedder {
         Ok(out)
     }
 
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
-        let rows = |take: fn(&tokenizers::Encoding) -> &[u32]| -> Result<Tensor, EmbedError> {
-            let rows = encodings
-                .iter()
-                .map(|e| Tensor::new(take(e), &self.device))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(inference)?;
-            Tensor::stack(&rows, 0).map_err(inference)
+    fn embed_batch(
+        &self,
+        encodings: &[&tokenizers::Encoding],
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let width = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
+        // One (texts × width) matrix of `take`, each row padded with `pad`.
+        let matrix = |take: fn(&tokenizers::Encoding) -> &[u32], pad: u32| {
+            let mut data = Vec::with_capacity(encodings.len() * width);
+            for encoding in encodings {
+                let row = take(encoding);
+                data.extend_from_slice(row);
+                data.resize(data.len() + width.saturating_sub(row.len()), pad);
+            }
+            Tensor::from_vec(data, (encodings.len(), width), &self.device).map_err(inference)
         };
-        let ids = rows(tokenizers::Encoding::get_ids)?;
-        let types = rows(tokenizers::Encoding::get_type_ids)?;
-        let mask = rows(tokenizers::Encoding::get_attention_mask)?;
+        let ids = matrix(tokenizers::Encoding::get_ids, self.pad)?;
+        let types = matrix(tokenizers::Encoding::get_type_ids, 0)?;
+        let mask = matrix(tokenizers::Encoding::get_attention_mask, 0)?;
         let hidden = self
             .model
             .forward(&ids, &types, Some(&mask))
