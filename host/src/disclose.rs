@@ -2,6 +2,7 @@
 //! far, not the whole palette.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
@@ -99,8 +100,17 @@ impl fmt::Display for Found {
 const SEARCH_DESCRIPTION: &str = "Search the available tools by what they do. Returns tool \
     names with one-line descriptions; the tools found can be called from the next turn.";
 
-/// The search tool's input schema.
-fn search_schema() -> Value {
+/// The search tool's input schema, as JSON and compiled: made once, for every palette.
+fn search_schema() -> &'static (Value, Result<Schema, String>) {
+    static SCHEMA: OnceLock<(Value, Result<Schema, String>)> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let json = search_schema_json();
+        let compiled = Schema::compile(&json);
+        (json, compiled)
+    })
+}
+
+fn search_schema_json() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -135,7 +145,7 @@ impl Palette {
         let mut offer = vec![shape(
             SEARCH_TOOL,
             Some(SEARCH_DESCRIPTION),
-            &search_schema(),
+            &search_schema().0,
             provider,
             strict,
         )];
@@ -207,11 +217,12 @@ impl Palette {
     /// [`Refusal::ArgumentsNotAnObject`] or [`Refusal::InvalidArguments`] for arguments the
     /// search tool's schema refuses; [`Refusal::SearchFailed`] when the ranker fails.
     pub fn search(&mut self, index: &ToolIndex, arguments: &str) -> Result<Found, Refusal> {
-        let schema = search_schema();
-        let (_, value) = self.read_arguments(SEARCH_TOOL, arguments, &schema)?;
-        let problems = Schema::compile(&schema)
-            .map(|schema| schema.problems(&value, "argument"))
-            .unwrap_or_else(|e| vec![e]);
+        let (json, compiled) = search_schema();
+        let (_, value) = self.read_arguments(SEARCH_TOOL, arguments, json)?;
+        let problems = match compiled {
+            Ok(schema) => schema.problems(&value, "argument"),
+            Err(e) => vec![e.clone()],
+        };
         if !problems.is_empty() {
             return Err(Refusal::InvalidArguments {
                 name: SEARCH_TOOL.to_owned(),
