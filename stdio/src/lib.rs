@@ -27,13 +27,9 @@
 //! `mcp-call --call NAME --allow NAME --args JSON -- COMMAND [ARG...]`, with fixed exit codes
 //! (see its `--help` and the repository's README).
 
-use std::ffi::OsString;
 use std::fmt;
-use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{ChildStdin, ChildStdout, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,13 +43,8 @@ use rustix::event::{poll, PollFd, PollFlags};
 mod host;
 #[cfg(feature = "host")]
 pub use host::{Host, HostError, HostServer, ServerFailure};
-use rustix::process::{kill_process_group, Pid, Signal};
-
-/// How long [`Drop`] gives the server to exit on its own before signalling its group.
-pub const DEFAULT_GRACE: Duration = Duration::from_secs(1);
-
-/// How long the group gets between SIGTERM and SIGKILL.
-const TERM_GRACE: Duration = Duration::from_millis(100);
+mod process;
+pub use process::{ServerCommand, ServerProcess, StderrMode, DEFAULT_GRACE};
 
 /// How long one wait lasts at most while a stop flag is watched: the longest a set flag
 /// goes unnoticed.
@@ -61,89 +52,6 @@ const STOP_CHECK_MS: u64 = 50;
 
 /// How many bytes one read from the server takes at most.
 const READ_CHUNK: usize = 64 * 1024;
-
-/// Where the server's stderr goes. It can never block the server.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum StderrMode {
-    /// Discarded (`/dev/null`). The default: stderr is the server's, never protocol.
-    #[default]
-    Discard,
-    /// Forwarded to this process's stderr.
-    Inherit,
-    /// Appended to a file.
-    File(PathBuf),
-}
-
-/// The server to start: a program, its arguments, an explicit environment, and where its
-/// stderr goes.
-#[derive(Clone, Debug)]
-pub struct ServerCommand {
-    program: OsString,
-    args: Vec<OsString>,
-    env: Vec<(OsString, OsString)>,
-    stderr: StderrMode,
-    reap_orphans: bool,
-}
-
-impl ServerCommand {
-    /// Runs `program`. Its environment holds only `PATH` (this process's value) until
-    /// [`env`](Self::env) adds more: a server gets no secrets it was not given.
-    pub fn new(program: impl Into<OsString>) -> Self {
-        let env = std::env::var_os("PATH")
-            .map(|path| (OsString::from("PATH"), path))
-            .into_iter()
-            .collect();
-        ServerCommand {
-            program: program.into(),
-            args: Vec::new(),
-            env,
-            stderr: StderrMode::Discard,
-            reap_orphans: false,
-        }
-    }
-
-    /// Adds an argument.
-    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
-        self.args.push(arg.into());
-        self
-    }
-
-    /// Adds arguments.
-    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Self {
-        self.args.extend(args.into_iter().map(Into::into));
-        self
-    }
-
-    /// Sets one environment variable (replacing an earlier value, `PATH` included).
-    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
-        let key = key.into();
-        self.env.retain(|(k, _)| *k != key);
-        self.env.push((key, value.into()));
-        self
-    }
-
-    /// Starts from an empty environment: not even `PATH`.
-    pub fn env_clear(mut self) -> Self {
-        self.env.clear();
-        self
-    }
-
-    /// Where the server's stderr goes.
-    pub fn stderr(mut self, mode: StderrMode) -> Self {
-        self.stderr = mode;
-        self
-    }
-
-    /// Makes this process a child subreaper (Linux) so that when the server's group is ended,
-    /// processes the server started and left behind are reaped here rather than left to
-    /// PID 1. Off by default, because it is a setting of the whole process: turn it on where
-    /// the system's init does not reap orphans (some containers), or to be sure no zombie
-    /// remains.
-    pub fn reap_orphans(mut self, reap: bool) -> Self {
-        self.reap_orphans = reap;
-        self
-    }
-}
 
 /// What went wrong, by who is at fault.
 ///
@@ -210,10 +118,10 @@ impl From<Misuse> for StdioError {
 /// client does the same with [`DEFAULT_GRACE`].
 #[derive(Debug)]
 pub struct StdioClient {
-    child: Child,
-    pgid: Option<Pid>,
-    reap_orphans: bool,
+    /// Declared before `process`, so that a dropped client closes the server's stdin (asking
+    /// it to exit) before the process's own drop ends it.
     stdin: Option<ChildStdin>,
+    process: ServerProcess,
     stdout: ChildStdout,
     stdout_open: bool,
     client: Client,
@@ -222,7 +130,6 @@ pub struct StdioClient {
     read_buf: Vec<u8>,
     events: Vec<Event>,
     stop: Option<Arc<AtomicBool>>,
-    closed: bool,
 }
 
 impl StdioClient {
@@ -232,36 +139,7 @@ impl StdioClient {
     /// # Errors
     /// [`StdioError::Spawn`] if the program cannot be started.
     pub fn spawn(command: &ServerCommand, config: Config) -> Result<Self, StdioError> {
-        if command.reap_orphans {
-            rustix::process::set_child_subreaper(Some(rustix::process::getpid()))
-                .map_err(|e| StdioError::Spawn(e.into()))?;
-        }
-        let stderr = match &command.stderr {
-            StderrMode::Discard => Stdio::null(),
-            StderrMode::Inherit => Stdio::inherit(),
-            StderrMode::File(path) => File::options()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map(Stdio::from)
-                .map_err(StdioError::Spawn)?,
-        };
-        let mut child = Command::new(&command.program)
-            .args(&command.args)
-            .env_clear()
-            .envs(command.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .process_group(0)
-            .spawn()
-            .map_err(StdioError::Spawn)?;
-        let pgid = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(StdioError::Spawn(io::Error::other(
-                "the child has no pipes",
-            )));
-        };
+        let (process, stdin, stdout) = ServerProcess::spawn(command).map_err(StdioError::Spawn)?;
         for fd in [
             rustix::fd::AsFd::as_fd(&stdin),
             rustix::fd::AsFd::as_fd(&stdout),
@@ -269,10 +147,8 @@ impl StdioClient {
             rustix::io::ioctl_fionbio(fd, true).map_err(|e| StdioError::Spawn(e.into()))?;
         }
         Ok(StdioClient {
-            child,
-            pgid,
-            reap_orphans: command.reap_orphans,
             stdin: Some(stdin),
+            process,
             stdout,
             stdout_open: true,
             client: Client::new(config),
@@ -281,13 +157,12 @@ impl StdioClient {
             read_buf: vec![0; READ_CHUNK],
             events: Vec::new(),
             stop: None,
-            closed: false,
         })
     }
 
     /// The server's process id (also its process group's id).
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.process.pid()
     }
 
     /// The sans-io client underneath, for commands of your own; drive them with
@@ -498,109 +373,14 @@ impl StdioClient {
     }
 
     /// Ends the server: closes its stdin, gives it `grace` to exit, then sends SIGTERM to its
-    /// whole process group, then SIGKILL, and reaps it. Returns its exit status. The group is
-    /// signalled even when the server exited on its own, so nothing it started outlives it;
-    /// the server is reaped only after that, so its group id cannot be reused meanwhile.
+    /// whole process group, then SIGKILL, and reaps it (see [`ServerProcess::close`]).
+    /// Returns its exit status.
     ///
     /// # Errors
     /// [`StdioError::Io`] if the server cannot be reaped.
-    pub fn close(mut self, grace: Duration) -> Result<ExitStatus, StdioError> {
-        self.shutdown(grace).map_err(StdioError::Io)
-    }
-
-    fn shutdown(&mut self, grace: Duration) -> io::Result<ExitStatus> {
-        self.closed = true;
-        self.stdin = None;
-        let exited = self.wait_for_exit(grace);
-        if let Some(pgid) = self.pgid {
-            // ESRCH only means the group is already gone.
-            let _ = kill_process_group(pgid, Signal::TERM);
-            if !exited {
-                self.wait_for_exit(TERM_GRACE);
-            }
-            let _ = kill_process_group(pgid, Signal::KILL);
-        }
-        let status = self.child.wait()?;
-        if self.reap_orphans {
-            self.reap_group();
-        }
-        Ok(status)
-    }
-
-    /// Waits up to `limit` for the server to exit, without reaping it.
-    ///
-    /// On Linux the wait is a `poll` on a pidfd, which wakes the moment the server exits;
-    /// where pidfds are not available it checks in short steps that grow to 5 ms. Sleeping
-    /// in long steps would leave the caller idle past the exit (and, measured, left the
-    /// next server's start slower by about 0.2 ms on a cold core).
-    fn wait_for_exit(&self, limit: Duration) -> bool {
-        let Some(pid) = self.pgid else { return true };
-        let exited = || {
-            let options = rustix::process::WaitIdOptions::EXITED
-                | rustix::process::WaitIdOptions::NOHANG
-                | rustix::process::WaitIdOptions::NOWAIT;
-            !matches!(
-                rustix::process::waitid(rustix::process::WaitId::Pid(pid), options),
-                Ok(None)
-            )
-        };
-        if exited() {
-            return true;
-        }
-        let start = std::time::Instant::now();
-        if let Ok(pidfd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
-            while !exited() {
-                let left = limit.saturating_sub(start.elapsed());
-                if left.is_zero() {
-                    return false;
-                }
-                let Ok(timeout) = rustix::event::Timespec::try_from(left) else {
-                    return false;
-                };
-                let mut fds = [PollFd::new(&pidfd, PollFlags::IN)];
-                match poll(&mut fds, Some(&timeout)) {
-                    Ok(_) | Err(rustix::io::Errno::INTR) => {}
-                    Err(_) => break,
-                }
-            }
-            if exited() {
-                return true;
-            }
-        }
-        let mut step = Duration::from_micros(50);
-        loop {
-            if exited() {
-                return true;
-            }
-            if start.elapsed() >= limit {
-                return false;
-            }
-            std::thread::sleep(step.min(limit.saturating_sub(start.elapsed())));
-            step = (step * 2).min(Duration::from_millis(5));
-        }
-    }
-
-    /// Reaps every member of the server's group that became this process's child when the
-    /// server died (this process being a subreaper), for a bounded time.
-    fn reap_group(&self) {
-        let Some(pgid) = self.pgid else { return };
-        let start = std::time::Instant::now();
-        while start.elapsed() < Duration::from_secs(1) {
-            match rustix::process::waitpgid(pgid, rustix::process::WaitOptions::NOHANG) {
-                Ok(Some(_)) => {}
-                // No child of ours is left in the group.
-                Err(_) => return,
-                // Orphans are re-parented to us a moment after the server dies.
-                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            }
-        }
-    }
-}
-
-impl Drop for StdioClient {
-    fn drop(&mut self) {
-        if !self.closed {
-            let _ = self.shutdown(DEFAULT_GRACE);
-        }
+    pub fn close(self, grace: Duration) -> Result<ExitStatus, StdioError> {
+        let StdioClient { stdin, process, .. } = self;
+        drop(stdin);
+        process.close(grace).map_err(StdioError::Io)
     }
 }
