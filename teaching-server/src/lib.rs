@@ -10,7 +10,9 @@
 // only writes through it into objects it built itself: the index cannot panic here.
 #![allow(clippy::indexing_slicing)]
 
+use std::collections::HashSet;
 use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use std::time::{Duration, Instant};
 
@@ -39,6 +41,9 @@ struct Serve {
     /// A `tools/call` held back, for the `reverse` mode.
     held: Option<Value>,
     calls: usize,
+    /// The ids (as JSON text) of the calls the client cancelled, for the `parallel` mode's
+    /// answering threads.
+    cancelled: Arc<Mutex<HashSet<String>>>,
 }
 
 /// Where the server's messages go.
@@ -116,6 +121,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         last_answered: None,
         held: None,
         calls: 0,
+        cancelled: Arc::default(),
     };
     if let Some(addr) = option(args, "--http") {
         server.out = Out::Reply(Vec::new());
@@ -163,6 +169,14 @@ impl Serve {
         self.out.write(format!("{message}\n").as_bytes());
     }
 
+    /// Appends `entry` to the call log, if there is one.
+    fn log_entry(&mut self, entry: &Value) {
+        if let Some(log) = self.log.as_mut() {
+            let _ = writeln!(log, "{entry}");
+            let _ = log.flush();
+        }
+    }
+
     fn answer(&mut self, id: &Value, result: Value) {
         self.last_answered = Some(id.clone());
         self.send(&json!({"jsonrpc":"2.0","id":id,"result":result}));
@@ -180,7 +194,18 @@ impl Serve {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             return;
         };
-        let Some(id) = message.get("id") else { return }; // notifications need no answer
+        let Some(id) = message.get("id") else {
+            // Notifications need no answer; the parallel mode witnesses cancellations.
+            if self.mode == Mode::Parallel && method == "notifications/cancelled" {
+                let request = message["params"]["requestId"].clone();
+                self.log_entry(&json!({"cancelled": request}));
+                self.cancelled
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(request.to_string());
+            }
+            return;
+        };
         let params = message.get("params").cloned().unwrap_or(json!({}));
         let requested = params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str();
         if self.mode == Mode::Modern && method != "server/discover" && requested.is_none() {
@@ -277,11 +302,9 @@ impl Serve {
 
     fn call(&mut self, id: &Value, params: &Value) {
         self.calls += 1;
-        if let Some(log) = self.log.as_mut() {
-            let entry = json!({"id": id, "name": params["name"], "arguments": params["arguments"]});
-            let _ = writeln!(log, "{entry}");
-            let _ = log.flush();
-        }
+        self.log_entry(
+            &json!({"id": id, "name": params["name"], "arguments": params["arguments"]}),
+        );
         let result = match params["name"].as_str() {
             Some("word_count") => match params["arguments"]["text"].as_str() {
                 Some(text) => text_result(&text.split_whitespace().count().to_string()),
@@ -354,6 +377,29 @@ impl Serve {
                     self.send(&progress(n));
                 }
                 self.answer(id, result);
+            }
+            Mode::Parallel if matches!(self.out, Out::Stdout(_)) => {
+                let line = format!("{}\n", json!({"jsonrpc":"2.0","id":id,"result":result}));
+                // Up to --delay-ms, spread by the id: answers overtake one another.
+                let spread = u64::try_from(self.delay.as_millis())
+                    .unwrap_or(u64::MAX)
+                    .saturating_add(1);
+                let delay =
+                    Duration::from_millis(id.as_u64().unwrap_or(0).wrapping_mul(7919) % spread);
+                let key = id.to_string();
+                let cancelled = Arc::clone(&self.cancelled);
+                std::thread::spawn(move || {
+                    std::thread::sleep(delay);
+                    let skip = cancelled
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .contains(&key);
+                    if !skip {
+                        let mut out = io::stdout().lock();
+                        let _ = out.write_all(line.as_bytes());
+                        let _ = out.flush();
+                    }
+                });
             }
             Mode::Reverse => match self.held.take() {
                 None => self.held = Some(json!({"id": id, "result": result})),

@@ -72,10 +72,15 @@ pub(crate) enum Mode {
     EndlessEvent,
     /// Over HTTP: answers a call with a stream of keep-alive comments that never ends.
     EndlessStream,
+    /// Answers every call on a thread of its own after a delay of up to `--delay-ms`, set
+    /// by the request's id, so answers come back out of order; logs every
+    /// `notifications/cancelled` it receives (`{"cancelled": ID}`) and does not answer a
+    /// call it has seen cancelled.
+    Parallel,
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 32] = [
+    pub(crate) const ALL: [(&'static str, Mode); 33] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -108,6 +113,7 @@ impl Mode {
         ("wrong-content-type", Mode::WrongContentType),
         ("endless-event", Mode::EndlessEvent),
         ("endless-stream", Mode::EndlessStream),
+        ("parallel", Mode::Parallel),
     ];
 
     pub(crate) fn parse(name: &str) -> Result<Mode, String> {

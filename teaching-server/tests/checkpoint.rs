@@ -9,74 +9,17 @@
     clippy::indexing_slicing
 )]
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use mcp_sansio::{
-    Allowlist, Config, Error, ErrorCode, Event, Incompatible, Limits, Misuse, ProtocolChoice,
-    ProtocolVersion, ProtocolViolation, RawObject, RequestId,
+    Error, ErrorCode, Event, Incompatible, Misuse, ProtocolChoice, ProtocolVersion,
+    ProtocolViolation, RequestId,
 };
-use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError};
+use mcp_sansio_stdio::{StderrMode, StdioClient, StdioError};
 
-const DEADLINE: Duration = Duration::from_secs(1);
-/// Slack over a deadline for process scheduling on a loaded machine; a regression that waits
-/// forever still fails.
-const SLACK: Duration = Duration::from_secs(5);
+mod common;
 
-struct Server {
-    log: PathBuf,
-    dir: PathBuf,
-}
-
-impl Server {
-    fn new(name: &str) -> Server {
-        let dir =
-            std::env::temp_dir().join(format!("mcp-checkpoint-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Server {
-            log: dir.join("calls.jsonl"),
-            dir,
-        }
-    }
-
-    fn command(&self, mode: &str) -> ServerCommand {
-        ServerCommand::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
-            .args(["serve", "--mode", mode, "--log"])
-            .arg(&self.log)
-            .arg("--pid-file")
-            .arg(self.dir.join("server.pids"))
-    }
-
-    fn calls(&self) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn config(allowed: &[&str]) -> Config {
-    let mut config = Config::new(allowed.iter().copied().collect::<Allowlist>());
-    config.limits = Limits::teaching();
-    config.limits.operation_timeout = DEADLINE;
-    config
-}
-
-fn args(json: &str) -> RawObject {
-    RawObject::parse(json, &Limits::default()).unwrap()
-}
-
-fn words() -> RawObject {
-    args(r#"{"text":"vanilla stock needs review"}"#)
-}
+use common::{args, config, process_exists, words, Server, DEADLINE, SLACK};
 
 /// Connected and listed, in `mode`.
 fn ready(server: &Server, mode: &str, allowed: &[&str]) -> StdioClient {
@@ -91,10 +34,6 @@ fn mcp(result: Result<impl std::fmt::Debug, StdioError>) -> Error {
         Err(StdioError::Mcp(e)) => e,
         other => panic!("expected a protocol-level error, got {other:?}"),
     }
-}
-
-fn process_exists(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
 }
 
 #[test]
@@ -136,26 +75,23 @@ fn negative_control_an_allowed_purchase_does_reach_the_server() {
 }
 
 /// Runs one `word_count` call in `mode` and returns how it failed and how long it took.
-fn failing_call(mode: &str, limits: Limits) -> (Error, Duration) {
+fn failing_call(mode: &str) -> (Error, Duration) {
     let server = Server::new(mode);
-    let mut config = config(&["word_count"]);
-    config.limits = limits;
-    config.limits.operation_timeout = DEADLINE;
-    let mut client = StdioClient::spawn(&server.command(mode), config).unwrap();
+    let mut client = StdioClient::spawn(&server.command(mode), config(&["word_count"])).unwrap();
     client.connect().unwrap();
     client.list_tools().unwrap();
     let started = Instant::now();
     let error = mcp(client.call_tool("word_count", &words()));
-    let took = started.elapsed();
-    assert!(took < DEADLINE + SLACK, "{mode}: took {took:?}");
-    (error, took)
+    (error, started.elapsed())
 }
 
-#[test]
-fn every_failing_mode_ends_with_its_own_typed_error_and_no_result() {
-    let teaching = Limits::teaching();
-    type Check = Box<dyn Fn(&Error) -> bool>;
-    let cases: Vec<(&str, Check)> = vec![
+/// How a failing mode must end.
+type Check = Box<dyn Fn(&Error) -> bool>;
+
+/// The checkpoint's failing modes and how each must end: one table for both drivers, the
+/// blocking transport and the async one.
+fn failing_modes() -> Vec<(&'static str, Check)> {
+    vec![
         (
             "wrong-id",
             Box::new(|e| {
@@ -203,20 +139,50 @@ fn every_failing_mode_ends_with_its_own_typed_error_and_no_result() {
                 }
             }),
         ),
-    ];
-    for (mode, expected) in cases {
-        let (error, took) = failing_call(mode, teaching);
-        assert!(expected(&error), "{mode}: {error:?}");
-        if matches!(error, Error::Timeout { .. }) {
-            // The client's clock counts whole milliseconds, so a deadline may fall up to one
-            // millisecond before the wall-clock mark; never more.
-            let resolution = Duration::from_millis(1);
-            assert!(
-                took + resolution >= DEADLINE,
-                "{mode}: timed out early, after {took:?}"
-            );
-        }
-        println!("{mode:<11} -> {error}");
+    ]
+}
+
+/// Checks `error`, which `mode` ended with after `took`, against `expected`.
+fn check_failure(mode: &str, expected: &Check, error: &Error, took: Duration) {
+    assert!(expected(error), "{mode}: {error:?}");
+    assert!(took < DEADLINE + SLACK, "{mode}: took {took:?}");
+    if matches!(error, Error::Timeout { .. }) {
+        // The client's clock counts whole milliseconds, so a deadline may fall up to one
+        // millisecond before the wall-clock mark; never more.
+        let resolution = Duration::from_millis(1);
+        assert!(
+            took + resolution >= DEADLINE,
+            "{mode}: timed out early, after {took:?}"
+        );
+    }
+    println!("{mode:<11} -> {error}");
+}
+
+#[test]
+fn every_failing_mode_ends_with_its_own_typed_error_and_no_result() {
+    for (mode, expected) in failing_modes() {
+        let (error, took) = failing_call(mode);
+        check_failure(mode, &expected, &error, took);
+    }
+}
+
+#[tokio::test]
+async fn every_failing_mode_ends_the_same_way_through_the_async_driver() {
+    for (mode, expected) in failing_modes() {
+        let server = Server::new(&format!("async-{mode}"));
+        let (handle, _events) =
+            mcp_sansio_tokio::connect_stdio(&server.command(mode), config(&["word_count"]))
+                .await
+                .unwrap();
+        handle.list_tools().await.unwrap();
+        let started = Instant::now();
+        let error = match handle.call_tool("word_count", &words()).await {
+            Err(mcp_sansio_tokio::AsyncError::Mcp(e)) => e,
+            other => panic!("{mode}: expected a protocol-level error, got {other:?}"),
+        };
+        check_failure(mode, &expected, &error, started.elapsed());
+        // The driver ended a failed connection's server; a timed-out one is closed here.
+        let _ = handle.close().await;
     }
 }
 

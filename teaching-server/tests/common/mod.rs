@@ -1,0 +1,74 @@
+//! What the tests that run the teaching server as a process share: a server with its own
+//! folder and call log, and the client's configuration.
+
+#![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mcp_sansio::{Allowlist, Config, Limits, RawObject};
+use mcp_sansio_stdio::ServerCommand;
+
+pub const DEADLINE: Duration = Duration::from_secs(1);
+/// Slack over a deadline for process scheduling on a loaded machine; a regression that waits
+/// forever still fails.
+pub const SLACK: Duration = Duration::from_secs(5);
+
+pub struct Server {
+    pub log: PathBuf,
+    pub dir: PathBuf,
+}
+
+impl Server {
+    pub fn new(name: &str) -> Server {
+        let dir =
+            std::env::temp_dir().join(format!("mcp-checkpoint-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Server {
+            log: dir.join("calls.jsonl"),
+            dir,
+        }
+    }
+
+    pub fn command(&self, mode: &str) -> ServerCommand {
+        ServerCommand::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
+            .args(["serve", "--mode", mode, "--log"])
+            .arg(&self.log)
+            .arg("--pid-file")
+            .arg(self.dir.join("server.pids"))
+    }
+
+    pub fn calls(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+pub fn config(allowed: &[&str]) -> Config {
+    let mut config = Config::new(allowed.iter().copied().collect::<Allowlist>());
+    config.limits = Limits::teaching();
+    config.limits.operation_timeout = DEADLINE;
+    config
+}
+
+pub fn args(json: &str) -> RawObject {
+    RawObject::parse(json, &Limits::default()).unwrap()
+}
+
+pub fn words() -> RawObject {
+    args(r#"{"text":"vanilla stock needs review"}"#)
+}
+
+pub fn process_exists(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}

@@ -1,0 +1,416 @@
+//! An async driver for [mcp-sansio](mcp_sansio) on tokio: the same core under many tasks at
+//! once, with its bounds and deadlines, cancellation by dropping a future, and the server
+//! process ended as the blocking transport ends it.
+//!
+//! One driver task owns the sans-io [`Client`] and the byte stream. A [`Handle`] is cheap to
+//! clone; any number of tasks call through it at once, up to
+//! [`Limits::requests_in_flight`](mcp_sansio::Limits::requests_in_flight) (more wait for a
+//! slot: backpressure, never an unbounded queue). Each call's deadline is the core's: the
+//! runtime's timer only wakes the driver. Dropping a call's future cancels its operation
+//! (`notifications/cancelled` goes to the server). The driver ends when the last handle is
+//! dropped, on [`Handle::close`], or when the server goes; every future still waiting then
+//! resolves with an error.
+//!
+//! ```no_run
+//! use mcp_sansio::{Allowlist, Config, RawObject};
+//! use mcp_sansio_stdio::ServerCommand;
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let allowlist: Allowlist = ["word_count"].into_iter().collect();
+//! let command = ServerCommand::new("my-mcp-server");
+//! let (server, mut events) = mcp_sansio_tokio::connect_stdio(&command, Config::new(allowlist)).await?;
+//! server.list_tools().await?;
+//! let args = RawObject::parse(r#"{"text":"a b c"}"#, &Default::default())?;
+//! let calls = (0..8).map(|_| {
+//!     let server = server.clone();
+//!     let args = args.clone();
+//!     tokio::spawn(async move { server.call_tool("word_count", &args).await })
+//! });
+//! for call in calls {
+//!     println!("{}", call.await??.text());
+//! }
+//! while let Ok(event) = events.try_recv() {
+//!     println!("{event:?}");
+//! }
+//! server.close().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Any byte stream works: [`connect_stream`] takes a reader and a writer (a TCP or Unix
+//! socket's halves, pipes of your own), newline-framed as over stdio.
+
+use std::fmt;
+use std::io;
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_sansio::{
+    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, Misuse, Op,
+    RawObject,
+};
+use mcp_sansio_stdio::{ServerCommand, ServerProcess, DEFAULT_GRACE};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, oneshot, Notify, Semaphore};
+
+mod driver;
+
+use driver::{Command, Driver, Ending, Shared, Start, Waiter, Waiting};
+
+/// The driver's own bounds (the core's are in [`Config::limits`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DriverLimits {
+    /// How many events (notifications, late answers, the connection's failure) wait for
+    /// the application at most; past it, new ones are dropped and counted
+    /// ([`Events::lost`]), never held. Default: 256.
+    pub events_queued: usize,
+    /// How long the server gets to exit once its input is closed, before its process group
+    /// is sent SIGTERM (then, 100 ms later, SIGKILL). Default: one second.
+    pub close_grace: Duration,
+}
+
+impl Default for DriverLimits {
+    fn default() -> Self {
+        DriverLimits {
+            events_queued: 256,
+            close_grace: DEFAULT_GRACE,
+        }
+    }
+}
+
+/// The core's configuration and the driver's bounds. A [`Config`] converts into one with the
+/// default [`DriverLimits`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct DriverConfig {
+    /// The core's configuration: allowlist, revision, limits.
+    pub config: Config,
+    /// The driver's bounds.
+    pub limits: DriverLimits,
+}
+
+impl DriverConfig {
+    /// `config` with the driver's bounds `limits`.
+    pub fn new(config: Config, limits: DriverLimits) -> Self {
+        DriverConfig { config, limits }
+    }
+}
+
+impl From<Config> for DriverConfig {
+    fn from(config: Config) -> Self {
+        DriverConfig::new(config, DriverLimits::default())
+    }
+}
+
+/// What went wrong, by who is at fault.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AsyncError {
+    /// The server could not be started.
+    Spawn(io::Error),
+    /// The protocol layer refused or failed the operation; see [`mcp_sansio::Error`].
+    Mcp(Error),
+    /// The connection's driver has ended (the server went, the connection failed, or it was
+    /// closed) before this operation could end.
+    Ended,
+}
+
+impl fmt::Display for AsyncError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AsyncError::Spawn(e) => write!(f, "the server could not be started: {e}"),
+            AsyncError::Mcp(e) => e.fmt(f),
+            AsyncError::Ended => f.write_str(
+                "the connection has ended (the server went, the connection failed, or it was closed)",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AsyncError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AsyncError::Spawn(e) => Some(e),
+            // Transparent: the core's error is this error, not its cause.
+            AsyncError::Mcp(e) => std::error::Error::source(e),
+            AsyncError::Ended => None,
+        }
+    }
+}
+
+impl From<Error> for AsyncError {
+    fn from(e: Error) -> Self {
+        AsyncError::Mcp(e)
+    }
+}
+
+/// The application's side of one connection: start operations from any task, at once.
+/// Clones share the connection; it ends when the last one is dropped (or on
+/// [`close`](Self::close)).
+#[derive(Clone, Debug)]
+pub struct Handle {
+    link: Link,
+    connected: Arc<Connected>,
+    pid: Option<u32>,
+}
+
+/// The way to the driver.
+#[derive(Clone, Debug)]
+struct Link {
+    commands: mpsc::Sender<Command>,
+    shared: Arc<Shared>,
+}
+
+/// Events no operation waits for (notifications, late answers, list changes, the
+/// connection's failure), in order, bounded by [`DriverLimits::events_queued`]. It ends
+/// (`recv` gives `None`) once the driver has ended and every event was taken.
+#[derive(Debug)]
+pub struct Events {
+    queue: mpsc::Receiver<Event>,
+    shared: Arc<Shared>,
+}
+
+impl Events {
+    /// The next event, waiting for it; `None` once the connection has ended.
+    pub async fn recv(&mut self) -> Option<Event> {
+        self.queue.recv().await
+    }
+
+    /// The next event if one is queued.
+    ///
+    /// # Errors
+    /// Empty, or disconnected once the connection has ended and the queue is drained.
+    pub fn try_recv(&mut self) -> Result<Event, mpsc::error::TryRecvError> {
+        self.queue.try_recv()
+    }
+
+    /// How many events were dropped because the queue was full.
+    pub fn lost(&self) -> u64 {
+        self.shared.events_lost.load(Ordering::Relaxed)
+    }
+}
+
+/// The receiving end of an operation's outcome, which tells the driver when it is dropped:
+/// a call's future that goes before its end leaves this behind, and the driver cancels the
+/// operations nobody waits for.
+struct Answer<'a, T> {
+    outcome: oneshot::Receiver<Result<T, Error>>,
+    abandoned: &'a Notify,
+}
+
+impl<T> Drop for Answer<'_, T> {
+    fn drop(&mut self) {
+        // Only a future that goes before its outcome wakes the driver (an ended one would
+        // cost it a wake-up per call), and closes the channel first, so the driver that
+        // wakes sees the operation abandoned.
+        if let Err(oneshot::error::TryRecvError::Empty) = self.outcome.try_recv() {
+            self.outcome.close();
+            self.abandoned.notify_one();
+        }
+    }
+}
+
+impl Handle {
+    /// The server's answer to the handshake.
+    pub fn server(&self) -> &Connected {
+        &self.connected
+    }
+
+    /// The server's process id, when it is a process this driver started.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// How many operations the client has in flight, as of the driver's last step (a
+    /// cancelled one leaves the table at once, before its server has heard of it).
+    pub fn in_flight(&self) -> usize {
+        self.link.shared.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// Lists the server's tools, all pages; the catalog also becomes the client's, which
+    /// [`call_tool`](Self::call_tool) checks.
+    ///
+    /// # Errors
+    /// Whatever ended the listing, or [`AsyncError::Ended`].
+    pub async fn list_tools(&self) -> Result<Catalog, AsyncError> {
+        self.run(|client, now| client.list_tools(now)).await
+    }
+
+    /// Calls a tool that is allowed and advertised; anything else is refused before a byte
+    /// is written. Dropping the future cancels the call.
+    ///
+    /// # Errors
+    /// The refusal, whatever ended the call, or [`AsyncError::Ended`].
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: &RawObject,
+    ) -> Result<CallToolResult, AsyncError> {
+        let name = name.to_owned();
+        let arguments = arguments.clone();
+        self.run(move |client, now| client.call_tool(&name, &arguments, now))
+            .await
+    }
+
+    /// Starts an operation of your own on the client (any of its commands) and waits for
+    /// its end. It waits first for a free slot while
+    /// [`Limits::requests_in_flight`](mcp_sansio::Limits::requests_in_flight) operations are
+    /// in flight. Dropping the future cancels the operation.
+    ///
+    /// # Errors
+    /// The client's refusal, whatever ended the operation, or [`AsyncError::Ended`].
+    pub async fn run<T, F>(&self, start: F) -> Result<T, AsyncError>
+    where
+        T: Awaited + Send + 'static,
+        F: FnOnce(&mut Client, Instant) -> Result<Op<T>, Misuse> + Send + 'static,
+    {
+        self.link.run(start).await
+    }
+
+    /// Ends the connection now, for every clone: futures still waiting fail with
+    /// [`AsyncError::Ended`], the server's input is closed, and a server process (with its
+    /// whole group) is ended and reaped within [`DriverLimits::close_grace`] and 100 ms.
+    /// Returns how the process exited (`None` for a stream, or a process that could not be
+    /// reaped).
+    ///
+    /// # Errors
+    /// [`AsyncError::Ended`] if the connection had ended already.
+    pub async fn close(self) -> Result<Option<ExitStatus>, AsyncError> {
+        let (reply, status) = oneshot::channel();
+        self.link
+            .commands
+            .send(Command::Close(reply))
+            .await
+            .map_err(|_| AsyncError::Ended)?;
+        status.await.map_err(|_| AsyncError::Ended)
+    }
+}
+
+impl Link {
+    /// See [`Handle::run`].
+    async fn run<T, F>(&self, start: F) -> Result<T, AsyncError>
+    where
+        T: Awaited + Send + 'static,
+        F: FnOnce(&mut Client, Instant) -> Result<Op<T>, Misuse> + Send + 'static,
+    {
+        let _slot = self
+            .shared
+            .slots
+            .acquire()
+            .await
+            .map_err(|_| AsyncError::Ended)?;
+        let (reply, outcome) = oneshot::channel();
+        // From here a dropped future wakes the driver, which cancels the operation if it
+        // started (a start still in the queue is cancelled when it starts). The slot is
+        // freed after that (locals drop in reverse), so the next start finds the
+        // cancellation ahead of it.
+        let mut answer = Answer {
+            outcome,
+            abandoned: &self.shared.abandoned,
+        };
+        let start: Start = Box::new(move |client, now| match start(client, now) {
+            Ok(op) => Some((op.id(), Box::new(Waiting { op, reply }) as Box<dyn Waiter>)),
+            Err(misuse) => {
+                driver::refused(reply, misuse);
+                None
+            }
+        });
+        self.commands
+            .send(Command::Start(start))
+            .await
+            .map_err(|_| AsyncError::Ended)?;
+        match (&mut answer.outcome).await {
+            Ok(outcome) => outcome.map_err(AsyncError::Mcp),
+            Err(_) => Err(AsyncError::Ended),
+        }
+    }
+}
+
+/// Starts the driver for a server speaking newline-framed JSON-RPC over `reader` and
+/// `writer` (the two halves of a socket, or pipes), and runs the handshake.
+///
+/// # Errors
+/// Whatever ended the handshake.
+pub async fn connect_stream<R, W>(
+    reader: R,
+    writer: W,
+    config: impl Into<DriverConfig>,
+) -> Result<(Handle, Events), AsyncError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    start(reader, writer, config.into(), None).await
+}
+
+/// Starts `command` as the blocking transport does (a process group of its own, only the
+/// environment given, stderr never blocking), runs the driver over its stdin and stdout, and
+/// runs the handshake. When the driver ends, the server's input is closed and its whole
+/// group ended (SIGTERM, then SIGKILL) and reaped.
+///
+/// # Errors
+/// [`AsyncError::Spawn`] if the server cannot be started; whatever ended the handshake.
+pub async fn connect_stdio(
+    command: &ServerCommand,
+    config: impl Into<DriverConfig>,
+) -> Result<(Handle, Events), AsyncError> {
+    let (process, stdin, stdout) = ServerProcess::spawn(command).map_err(AsyncError::Spawn)?;
+    let stdin = tokio::process::ChildStdin::from_std(stdin).map_err(AsyncError::Spawn)?;
+    let stdout = tokio::process::ChildStdout::from_std(stdout).map_err(AsyncError::Spawn)?;
+    start(stdout, stdin, config.into(), Some(process)).await
+}
+
+async fn start<R, W>(
+    reader: R,
+    writer: W,
+    config: DriverConfig,
+    process: Option<ServerProcess>,
+) -> Result<(Handle, Events), AsyncError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let slots = config.config.limits.requests_in_flight.max(1);
+    let pid = process.as_ref().map(ServerProcess::pid);
+    let (commands, queue) = mpsc::channel(slots);
+    let (events, event_queue) = mpsc::channel(config.limits.events_queued.max(1));
+    let shared = Arc::new(Shared {
+        slots: Semaphore::new(slots),
+        abandoned: Notify::new(),
+        events_lost: AtomicU64::new(0),
+        in_flight: AtomicUsize::new(0),
+    });
+    let driver = Driver {
+        client: Client::new(config.config),
+        reader,
+        writer,
+        commands: queue,
+        events,
+        shared: Arc::clone(&shared),
+        ending: Ending {
+            process,
+            grace: config.limits.close_grace,
+        },
+    };
+    tokio::spawn(driver.run());
+    let link = Link {
+        commands,
+        shared: Arc::clone(&shared),
+    };
+    let connected = link.run(|client, now| client.connect(now)).await?;
+    let handle = Handle {
+        link,
+        connected: Arc::new(connected),
+        pid,
+    };
+    Ok((
+        handle,
+        Events {
+            queue: event_queue,
+            shared,
+        },
+    ))
+}
