@@ -17,7 +17,8 @@
 //!
 //! The same peers serve Streamable HTTP too (the Python SDK with server-sent events and with
 //! JSON replies, server-everything always with events and priming): the same checks through
-//! `mcp_sansio_http::HttpClient` and `mcp-call --url`.
+//! `mcp_sansio_http::HttpClient` and `mcp-call --url`. The async driver (`mcp-sansio-tokio`)
+//! connects, lists, calls and refuses against each peer over stdio.
 
 #![allow(
     clippy::unwrap_used,
@@ -174,6 +175,31 @@ fn session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
     assert_group_gone(peer, pgid);
 }
 
+/// Through the async driver: the same session as [`session`], on a tokio runtime.
+fn async_session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (server, _events) = runtime
+        .block_on(mcp_sansio_tokio::connect_stdio(
+            &peer.command(),
+            config(peer, protocol),
+        ))
+        .unwrap();
+    let pgid = server.pid().unwrap();
+    assert_eq!(server.server().version, version, "{peer:?} {protocol:?}");
+    let catalog = runtime.block_on(server.list_tools()).unwrap();
+    call_and_refuse(
+        peer,
+        &catalog,
+        |name, arguments| runtime.block_on(server.call_tool(name, arguments)),
+        |e| matches!(e, mcp_sansio_tokio::AsyncError::Mcp(Error::Misuse(_))),
+    );
+    runtime.block_on(server.close()).unwrap();
+    assert_group_gone(peer, pgid);
+}
+
 /// After the listing, over any transport: the catalog holds the peer's tools, the peer's
 /// call answers its text, and an advertised tool the application did not allow is refused
 /// before anything is sent (`refused` recognises that error).
@@ -295,6 +321,16 @@ fn python_sdk_1_speaks_the_handshake_and_is_refused_as_stateless() {
 fn server_everything_speaks_the_handshake_and_is_refused_as_stateless() {
     // Its -32601 to server/discover sends auto mode to the handshake at once.
     legacy_only(Peer::Everything);
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_async_driver_speaks_to_every_peer_over_stdio() {
+    use ProtocolVersion::*;
+    async_session(Peer::Python2, ProtocolChoice::Auto, V2026_07_28);
+    async_session(Peer::Python2, ProtocolChoice::Stateful, V2025_11_25);
+    async_session(Peer::Python1, ProtocolChoice::Auto, V2025_11_25);
+    async_session(Peer::Everything, ProtocolChoice::Auto, V2025_11_25);
 }
 
 /// A server of the handshake revisions only: auto, legacy and a pinned revision connect, and
