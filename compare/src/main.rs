@@ -13,10 +13,12 @@
 //! rounds' medians. Over stdio, everything is measured against the teaching server (whose own
 //! cost is tiny, so the client's shows) and `@modelcontextprotocol/server-everything`; over
 //! HTTP, against the teaching server and the Python SDK's server, both replying in JSON and
-//! started once per table (so connect is the handshake alone). Prints Markdown tables.
+//! started once per table (so connect is the handshake alone). A third table has 64 tasks
+//! calling at once over stdio: mcp-sansio's async driver against rmcp, both on one
+//! current-thread tokio runtime. Prints Markdown tables.
 //!
 //! ```text
-//! scripts/compare [--calls N] [--connects N] [--rounds N]
+//! scripts/compare [--calls N] [--connects N] [--rounds N] [--only stdio|tasks|http]
 //! ```
 //!
 //! (The script installs the peers, builds in release mode, and runs this.)
@@ -29,6 +31,7 @@ use std::time::{Duration, Instant};
 use mcp_sansio::{Allowlist, CallToolResult, Config, Limits, ProtocolChoice, RawObject};
 use mcp_sansio_stdio::{ServerCommand, StdioClient, DEFAULT_GRACE};
 
+mod concurrent;
 mod http;
 
 /// Calls made before measuring, by every client.
@@ -57,6 +60,8 @@ enum Target {
 #[derive(Clone, Copy)]
 enum Client {
     Ours(ProtocolChoice),
+    /// The async driver (stdio only, for now), on a current-thread tokio runtime.
+    Async,
     Rmcp,
     Python,
     /// HTTP only: fixed bytes out, the reply read by its length, nothing parsed.
@@ -64,9 +69,10 @@ enum Client {
 }
 
 impl Client {
-    const STDIO: [Client; 4] = [
+    const STDIO: [Client; 5] = [
         Client::Ours(ProtocolChoice::Auto),
         Client::Ours(ProtocolChoice::Stateful),
+        Client::Async,
         Client::Rmcp,
         Client::Python,
     ];
@@ -83,6 +89,7 @@ impl Client {
         match self {
             Client::Ours(ProtocolChoice::Stateful) => "mcp-sansio (stateful)",
             Client::Ours(_) => "mcp-sansio (auto)",
+            Client::Async => "mcp-sansio-tokio (auto)",
             Client::Rmcp => "rmcp 3.11",
             Client::Python => "plain Python",
             Client::Floor => "floor (fixed bytes, no parsing)",
@@ -96,6 +103,12 @@ impl Client {
             }
             (Client::Ours(protocol), Target::Url(url)) => {
                 http::measure_ours(server, url, options, protocol)
+            }
+            (Client::Async, Target::Process(argv)) => {
+                concurrent::measure_one_at_a_time(server, argv, options)
+            }
+            (Client::Async, Target::Url(_)) => {
+                Err(String::from("the async driver is measured over stdio"))
             }
             (Client::Rmcp, Target::Process(argv)) => measure_rmcp(server, argv, options),
             (Client::Rmcp, Target::Url(url)) => http::measure_rmcp(server, url, options),
@@ -159,6 +172,14 @@ fn run() -> Result<(), String> {
         connects: number("--connects", 5)?,
         rounds: number("--rounds", 5)?,
     };
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .map(|at| args.get(at + 1).map(String::as_str).unwrap_or_default());
+    if only.is_some_and(|table| !["stdio", "tasks", "http"].contains(&table)) {
+        return Err(String::from("--only takes stdio, tasks or http"));
+    }
+    let shows = |table: &str| only.is_none_or(|only| only == table);
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let teaching = exe.with_file_name("mcp-teaching-server");
     if !teaching.exists() {
@@ -195,8 +216,31 @@ fn run() -> Result<(), String> {
          then {} calls after {WARM_UP} warm-up calls, one at a time\n",
         options.rounds, options.connects, options.calls
     );
-    println!("Over stdio (a connect starts the server and runs the handshake):\n");
-    table(&servers, &Client::STDIO, &options, &script)?;
+    if shows("stdio") {
+        println!("Over stdio (a connect starts the server and runs the handshake):\n");
+        table(&servers, &Client::STDIO, &options, &script)?;
+    }
+    if shows("tasks") {
+        if let Some(
+            teaching @ Server {
+                target: Target::Process(argv),
+                ..
+            },
+        ) = servers.first()
+        {
+            println!(
+                "\n{} tasks calling at once over stdio, one current-thread tokio runtime for both; \
+                 {} rounds of {} calls each (after {WARM_UP} warm-up calls), taking turns:\n",
+                concurrent::TASKS,
+                options.rounds,
+                options.calls.div_ceil(concurrent::TASKS) * concurrent::TASKS
+            );
+            concurrent::table(teaching, argv, &options)?;
+        }
+    }
+    if !shows("http") {
+        return Ok(());
+    }
     let running = http::Running::start(&teaching, &peers)?;
     let servers = [
         Server {

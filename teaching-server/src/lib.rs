@@ -46,23 +46,46 @@ struct Serve {
     cancelled: Arc<Mutex<HashSet<String>>>,
 }
 
+/// How many bytes of answers the stdio loop holds at most before it writes them, even with
+/// more requests waiting: the client reads the first answers while later ones are made.
+const FLUSH_BYTES: usize = 4096;
+
 /// Where the server's messages go.
 enum Out {
-    Stdout(io::Stdout),
+    /// Stdout, through what is written and not yet flushed: the stdio loop flushes before it
+    /// waits for more input, so a client with many requests in flight gets their answers in
+    /// one write, and one that waits for each gets it at once.
+    Stdout(Vec<u8>),
     /// Over HTTP: the lines of the reply to the request being handled.
     Reply(Vec<u8>),
 }
 
 impl Out {
-    /// Writes `bytes` at once (flushed, on stdout).
+    /// Writes `bytes` (held until [`flush`](Self::flush), on stdout).
     fn write(&mut self, bytes: &[u8]) {
         match self {
-            Out::Stdout(out) => {
-                let mut out = out.lock();
-                let _ = out.write_all(bytes);
+            Out::Stdout(pending) | Out::Reply(pending) => pending.extend_from_slice(bytes),
+        }
+    }
+
+    /// How many bytes wait for [`flush`](Self::flush).
+    fn held(&self) -> usize {
+        match self {
+            Out::Stdout(pending) => pending.len(),
+            Out::Reply(_) => 0,
+        }
+    }
+
+    /// Writes what is held to stdout, whole, under one lock (the parallel mode's threads
+    /// write too).
+    fn flush(&mut self) {
+        if let Out::Stdout(pending) = self {
+            if !pending.is_empty() {
+                let mut out = io::stdout().lock();
+                let _ = out.write_all(pending);
                 let _ = out.flush();
+                pending.clear();
             }
-            Out::Reply(reply) => reply.extend_from_slice(bytes),
         }
     }
 }
@@ -117,7 +140,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         mode,
         log,
         delay,
-        out: Out::Stdout(io::stdout()),
+        out: Out::Stdout(Vec::new()),
         last_answered: None,
         held: None,
         calls: 0,
@@ -131,12 +154,23 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         };
         return http::serve(addr, server, options);
     }
-    for line in io::stdin().lock().lines() {
-        let Ok(line) = line else { break };
+    let mut input = io::BufReader::with_capacity(64 * 1024, io::stdin());
+    loop {
+        if !input.buffer().contains(&b'\n') || server.out.held() >= FLUSH_BYTES {
+            // Nothing more to answer without waiting, or enough for one write: what was
+            // answered goes out now.
+            server.out.flush();
+        }
+        let mut line = String::new();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = line.trim_end_matches(['\n', '\r']);
         if mode == Mode::StderrLog {
             eprintln!("teaching server read {} bytes", line.len());
         }
-        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+        let Ok(message) = serde_json::from_str::<Value>(line) else {
             server.send(
                 &json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}),
             );
@@ -148,6 +182,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
                 .map_err(|e| format!("cannot open /dev/null: {e}"))?;
             rustix::stdio::dup2_stdin(&null).map_err(|e| format!("cannot close stdin: {e}"))?;
             server.handle(&message);
+            server.out.flush();
             // Output stays open, silent, until the client ends the process group.
             loop {
                 std::thread::sleep(Duration::from_secs(60));
@@ -155,6 +190,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         }
         server.handle(&message);
     }
+    server.out.flush();
     if mode == Mode::Stubborn {
         // Ignores end of input too: only SIGKILL ends it.
         loop {
@@ -366,6 +402,7 @@ impl Serve {
                 // Over HTTP the reply is dripped by the transport instead.
                 for byte in line.as_bytes() {
                     self.out.write(&[*byte]);
+                    self.out.flush();
                     if matches!(self.out, Out::Stdout(_)) {
                         std::thread::sleep(Duration::from_millis(20));
                     }

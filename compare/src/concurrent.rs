@@ -1,0 +1,276 @@
+//! The async driver (`mcp-sansio-tokio`) measured: as one client calling one at a time (a
+//! row of the stdio table), and with many tasks calling at once against rmcp, both on one
+//! current-thread tokio runtime, against the teaching server.
+
+use std::ffi::OsString;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use mcp_sansio::{Limits, ProtocolChoice, RawObject};
+use mcp_sansio_stdio::ServerCommand;
+
+use mcp_sansio::CallToolResult;
+use mcp_sansio_tokio::{Events, Handle};
+use tokio::runtime::Runtime;
+
+use crate::{
+    check, config, median, percentile, process_cpu, run_ours, Options, Ours, Sample, Server,
+    WARM_UP,
+};
+
+/// The async driver as one client that waits for each call.
+struct OneAtATime<'a> {
+    runtime: &'a Runtime,
+    handle: Handle,
+    _events: Events,
+}
+
+impl Ours for OneAtATime<'_> {
+    fn list(&mut self) -> Result<(), String> {
+        self.runtime
+            .block_on(self.handle.list_tools())
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+
+    fn call(&mut self, tool: &str, arguments: &RawObject) -> Result<CallToolResult, String> {
+        self.runtime
+            .block_on(self.handle.call_tool(tool, arguments))
+            .map_err(|e| e.to_string())
+    }
+
+    fn close(self) -> Result<(), String> {
+        self.runtime
+            .block_on(self.handle.close())
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The async driver's rounds in the one-at-a-time table (auto mode).
+pub(crate) fn measure_one_at_a_time(
+    server: &Server,
+    argv: &[OsString],
+    options: &Options,
+) -> Result<Sample, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let config = config(server, ProtocolChoice::Auto);
+    let (program, args) = argv.split_first().ok_or("no server program")?;
+    let command = ServerCommand::new(program).args(args);
+    run_ours(server, options, || {
+        let (handle, events) = runtime
+            .block_on(mcp_sansio_tokio::connect_stdio(&command, config.clone()))
+            .map_err(|e| e.to_string())?;
+        Ok(OneAtATime {
+            runtime: &runtime,
+            handle,
+            _events: events,
+        })
+    })
+}
+
+/// How many tasks call at once.
+pub(crate) const TASKS: usize = 64;
+
+/// One round: every task's call latencies, the round's wall time and the client's CPU.
+struct Burst {
+    latencies: Vec<Duration>,
+    wall: Duration,
+    cpu: Duration,
+}
+
+#[derive(Clone, Copy)]
+enum Contender {
+    Ours,
+    Rmcp,
+}
+
+impl Contender {
+    fn name(self) -> &'static str {
+        match self {
+            Contender::Ours => "mcp-sansio-tokio (auto)",
+            Contender::Rmcp => "rmcp 3.11",
+        }
+    }
+}
+
+/// Measures both clients in turns against `server` (a process) and prints the table.
+pub(crate) fn table(server: &Server, argv: &[OsString], options: &Options) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let per_task = options.calls.div_ceil(TASKS);
+    let contenders = [Contender::Ours, Contender::Rmcp];
+    let mut bursts: Vec<Vec<Burst>> = contenders.iter().map(|_| Vec::new()).collect();
+    for round in 0..options.rounds {
+        for turn in 0..contenders.len() {
+            let at = (round + turn) % contenders.len();
+            let (Some(contender), Some(slot)) = (contenders.get(at), bursts.get_mut(at)) else {
+                continue;
+            };
+            let burst = match contender {
+                Contender::Ours => runtime.block_on(ours(server, argv, per_task)),
+                Contender::Rmcp => runtime.block_on(rmcp(server, argv, per_task)),
+            }?;
+            slot.push(burst);
+        }
+    }
+    println!(
+        "| client | calls per second (median round) | latency p50 | latency p99 | vs ours (throughput) | client CPU per call |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    let throughput = |rounds: &[Burst]| -> f64 {
+        let mut rates: Vec<f64> = rounds
+            .iter()
+            .map(|b| b.latencies.len() as f64 / b.wall.as_secs_f64())
+            .collect();
+        rates.sort_by(f64::total_cmp);
+        rates.get(rates.len() / 2).copied().unwrap_or_default()
+    };
+    let ours_rate = bursts.first().map_or(0.0, |b| throughput(b));
+    for (contender, rounds) in contenders.iter().zip(&bursts) {
+        let mut latencies: Vec<Duration> = rounds
+            .iter()
+            .flat_map(|b| b.latencies.iter().copied())
+            .collect();
+        latencies.sort();
+        let calls = u32::try_from(latencies.len().max(1)).unwrap_or(u32::MAX);
+        let cpu: Duration = rounds.iter().map(|b| b.cpu).sum();
+        let rate = throughput(rounds);
+        println!(
+            "| {} | {:.0} | {:.3} ms | {:.3} ms | {:.2}× | {:.1} µs |",
+            contender.name(),
+            rate,
+            median(&latencies).as_secs_f64() * 1e3,
+            percentile(&latencies, 99).as_secs_f64() * 1e3,
+            rate / ours_rate,
+            (cpu / calls).as_secs_f64() * 1e6,
+        );
+    }
+    Ok(())
+}
+
+/// Runs `per_task` calls in each of [`TASKS`] tasks made by `task`, after a warm-up.
+async fn burst<F, Fut>(per_task: usize, task: F) -> Result<Burst, String>
+where
+    F: Fn(usize) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<Duration>, String>> + 'static,
+{
+    task(WARM_UP).await?;
+    let cpu = process_cpu();
+    let started = Instant::now();
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..TASKS {
+        set.spawn_local(task(per_task));
+    }
+    let mut latencies = Vec::with_capacity(per_task * TASKS);
+    while let Some(done) = set.join_next().await {
+        latencies.extend(done.map_err(|e| e.to_string())??);
+    }
+    Ok(Burst {
+        latencies,
+        wall: started.elapsed(),
+        cpu: process_cpu().saturating_sub(cpu),
+    })
+}
+
+async fn ours(server: &Server, argv: &[OsString], per_task: usize) -> Result<Burst, String> {
+    let fail = |e: &dyn std::fmt::Display| format!("mcp-sansio-tokio against {}: {e}", server.name);
+    let (program, args) = argv.split_first().ok_or("no server program")?;
+    let command = ServerCommand::new(program).args(args);
+    let (handle, _events) =
+        mcp_sansio_tokio::connect_stdio(&command, config(server, ProtocolChoice::Auto))
+            .await
+            .map_err(|e| fail(&e))?;
+    handle.list_tools().await.map_err(|e| fail(&e))?;
+    let arguments = RawObject::parse(server.arguments, &Limits::default())
+        .map_err(|e| format!("the benchmark's own arguments: {e}"))?;
+    let first = handle
+        .call_tool(server.tool, &arguments)
+        .await
+        .map_err(|e| fail(&e))?;
+    check("mcp-sansio-tokio", server, &first.text())?;
+    let tool = server.tool;
+    let local = tokio::task::LocalSet::new();
+    let burst = local
+        .run_until(burst(per_task, |calls| {
+            let handle = handle.clone();
+            let arguments = arguments.clone();
+            async move {
+                let mut latencies = Vec::with_capacity(calls);
+                for _ in 0..calls {
+                    let started = Instant::now();
+                    handle
+                        .call_tool(tool, &arguments)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    latencies.push(started.elapsed());
+                }
+                Ok(latencies)
+            }
+        }))
+        .await?;
+    handle.close().await.map_err(|e| fail(&e))?;
+    Ok(burst)
+}
+
+async fn rmcp(server: &Server, argv: &[OsString], per_task: usize) -> Result<Burst, String> {
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::TokioChildProcess;
+    use rmcp::ServiceExt;
+
+    let fail = |e: &dyn std::fmt::Display| format!("rmcp against {}: {e}", server.name);
+    let (program, args) = argv.split_first().ok_or("no server program")?;
+    let mut command = tokio::process::Command::new(program);
+    command.args(args).env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| fail(&e))?;
+    let client = ().serve(transport).await.map_err(|e| fail(&e))?;
+    client.list_tools(None).await.map_err(|e| fail(&e))?;
+    let arguments: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(server.arguments).map_err(|e| fail(&e))?;
+    let params = CallToolRequestParams::new(server.tool).with_arguments(arguments);
+    let first = client
+        .call_tool(params.clone())
+        .await
+        .map_err(|e| fail(&e))?;
+    let first = serde_json::to_value(&first).map_err(|e| fail(&e))?;
+    check(
+        "rmcp",
+        server,
+        first
+            .pointer("/content/0/text")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default(),
+    )?;
+    let peer = client.peer().clone();
+    let local = tokio::task::LocalSet::new();
+    let burst = local
+        .run_until(burst(per_task, |calls| {
+            let peer = peer.clone();
+            let params = params.clone();
+            async move {
+                let mut latencies = Vec::with_capacity(calls);
+                for _ in 0..calls {
+                    let started = Instant::now();
+                    peer.call_tool(params.clone())
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    latencies.push(started.elapsed());
+                }
+                Ok(latencies)
+            }
+        }))
+        .await?;
+    client.cancel().await.map_err(|e| fail(&e))?;
+    Ok(burst)
+}
