@@ -18,7 +18,7 @@
 //! The same peers serve Streamable HTTP too (the Python SDK with server-sent events and with
 //! JSON replies, server-everything always with events and priming): the same checks through
 //! `mcp_sansio_http::HttpClient` and `mcp-call --url`. The async driver (`mcp-sansio-tokio`)
-//! connects, lists, calls and refuses against each peer over stdio.
+//! connects, lists, calls and refuses against each peer, over stdio and over HTTP.
 
 #![allow(
     clippy::unwrap_used,
@@ -543,6 +543,32 @@ impl HttpPeer {
         server.close();
     }
 
+    /// Through the async driver: connect with `protocol`, expect `version`, list, call,
+    /// refuse a tool not allowed, close.
+    fn async_session(&self, protocol: ProtocolChoice, version: ProtocolVersion) {
+        let peer = self.peer;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (server, _events) = runtime
+            .block_on(mcp_sansio_tokio::connect_http(
+                &self.url,
+                &[],
+                config(peer, protocol),
+            ))
+            .unwrap();
+        assert_eq!(server.server().version, version, "{peer:?} {protocol:?}");
+        let catalog = runtime.block_on(server.list_tools()).unwrap();
+        call_and_refuse(
+            peer,
+            &catalog,
+            |name, arguments| runtime.block_on(server.call_tool(name, arguments)),
+            |e| matches!(e, mcp_sansio_tokio::AsyncError::Mcp(Error::Misuse(_))),
+        );
+        runtime.block_on(server.close()).unwrap();
+    }
+
     /// Through mcp-call --url: list and call in `protocol`, and refuse a tool not allowed.
     fn command_line(&self, protocol: &str) {
         let peer = self.peer;
@@ -585,6 +611,8 @@ fn over_http_python_sdk_2_speaks_both_eras_with_events_and_with_json() {
         server.session(ProtocolChoice::Stateless, Some(V2026_07_28));
         server.session(ProtocolChoice::Stateful, Some(V2025_11_25));
         server.session(ProtocolChoice::Pinned(V2025_06_18), Some(V2025_06_18));
+        server.async_session(ProtocolChoice::Auto, V2026_07_28);
+        server.async_session(ProtocolChoice::Stateful, V2025_11_25);
         for protocol in ["auto", "modern", "legacy"] {
             server.command_line(protocol);
         }
@@ -601,6 +629,7 @@ fn over_http_python_sdk_1_and_server_everything_speak_the_handshake_with_session
         server.session(ProtocolChoice::Stateful, Some(V2025_11_25));
         server.session(ProtocolChoice::Pinned(V2025_06_18), Some(V2025_06_18));
         server.session(ProtocolChoice::Stateless, None);
+        server.async_session(ProtocolChoice::Auto, V2025_11_25);
         for protocol in ["auto", "legacy"] {
             server.command_line(protocol);
         }

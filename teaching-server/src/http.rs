@@ -216,7 +216,9 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
         }
     }
     if id.is_none() || message.get("method").is_none() {
-        // A notification, or the answer to a request of the server's.
+        // A notification (the parallel mode logs cancellations), or the answer to a
+        // request of the server's.
+        shared.serve.handle(&message);
         drop(shared);
         let _ = request.respond(Response::empty(StatusCode(202)));
         return;
@@ -230,7 +232,14 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
     shared.events += 1;
     let event_base = shared.events;
     let mode = shared.serve.mode;
+    let held = match (mode, &id) {
+        (Mode::Parallel, Some(id)) if method == "tools/call" => shared.serve.parallel_delay(id),
+        _ => Duration::ZERO,
+    };
     drop(shared);
+    // The parallel mode holds its answer, with the lock released: other requests (a
+    // cancellation among them) are served meanwhile.
+    std::thread::sleep(held);
     let messages: Vec<&[u8]> = lines
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())

@@ -205,6 +205,15 @@ impl Serve {
         self.out.write(format!("{message}\n").as_bytes());
     }
 
+    /// How long the parallel mode holds the answer to request `id`: up to `--delay-ms`,
+    /// spread by the id, so answers overtake one another.
+    fn parallel_delay(&self, id: &Value) -> Duration {
+        let spread = u64::try_from(self.delay.as_millis())
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        Duration::from_millis(id.as_u64().unwrap_or(0).wrapping_mul(7919) % spread)
+    }
+
     /// Appends `entry` to the call log, if there is one.
     fn log_entry(&mut self, entry: &Value) {
         if let Some(log) = self.log.as_mut() {
@@ -417,12 +426,7 @@ impl Serve {
             }
             Mode::Parallel if matches!(self.out, Out::Stdout(_)) => {
                 let line = format!("{}\n", json!({"jsonrpc":"2.0","id":id,"result":result}));
-                // Up to --delay-ms, spread by the id: answers overtake one another.
-                let spread = u64::try_from(self.delay.as_millis())
-                    .unwrap_or(u64::MAX)
-                    .saturating_add(1);
-                let delay =
-                    Duration::from_millis(id.as_u64().unwrap_or(0).wrapping_mul(7919) % spread);
+                let delay = self.parallel_delay(id);
                 let key = id.to_string();
                 let cancelled = Arc::clone(&self.cancelled);
                 std::thread::spawn(move || {

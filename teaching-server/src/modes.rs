@@ -72,10 +72,10 @@ pub(crate) enum Mode {
     EndlessEvent,
     /// Over HTTP: answers a call with a stream of keep-alive comments that never ends.
     EndlessStream,
-    /// Answers every call on a thread of its own after a delay of up to `--delay-ms`, set
-    /// by the request's id, so answers come back out of order; logs every
-    /// `notifications/cancelled` it receives (`{"cancelled": ID}`) and does not answer a
-    /// call it has seen cancelled.
+    /// Answers every call after a delay of up to `--delay-ms`, set by the request's id, so
+    /// answers come back out of order (over stdio on a thread of its own; over HTTP, the
+    /// reply is held); logs every `notifications/cancelled` it receives
+    /// (`{"cancelled": ID}`), and over stdio does not answer a call it has seen cancelled.
     Parallel,
 }
 

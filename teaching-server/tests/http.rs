@@ -2,13 +2,23 @@
 //! server over HTTP: each result reaches its own operation, and the server's call log shows
 //! each call arrived once.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use mcp_sansio::{Allowlist, Config, Limits, ProtocolChoice, RawObject};
-use mcp_sansio_http::HttpClient;
+use std::time::{Duration, Instant};
+
+use mcp_sansio::{
+    Allowlist, Config, Error, HttpError, Limits, ProtocolChoice, ProtocolViolation, RawObject,
+};
+use mcp_sansio_http::{HttpClient, HttpClientError};
+use mcp_sansio_tokio::AsyncError;
 
 /// The teaching server over HTTP; killed when dropped.
 struct Served {
@@ -48,24 +58,34 @@ impl Drop for Served {
     }
 }
 
+/// Each revision, and how the server replies in it (JSON, or events with `--sse`).
+const REVISIONS: [(ProtocolChoice, &[&str]); 3] = [
+    (ProtocolChoice::Auto, &[]),
+    (ProtocolChoice::Stateful, &[]),
+    (ProtocolChoice::Stateful, &["--sse"]),
+];
+
+/// The four texts called at once, and the counts they must get back, in order.
+const TEXTS: [(&str, &str); 4] = [
+    ("one", "1"),
+    ("one two", "2"),
+    ("one two three", "3"),
+    ("one two three four", "4"),
+];
+
 #[test]
 fn calls_in_flight_at_once_each_get_their_own_result_in_every_revision() {
-    for (protocol, extra) in [
-        (ProtocolChoice::Auto, &[][..]),
-        (ProtocolChoice::Stateful, &[][..]),
-        (ProtocolChoice::Stateful, &["--sse"][..]),
-    ] {
+    for (protocol, extra) in REVISIONS {
         let served = Served::start(&format!("{protocol:?}{}", extra.len()), extra);
         let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
         config.protocol = protocol;
         let mut client = HttpClient::new(&served.url, config).unwrap();
         client.connect().unwrap();
         client.list_tools().unwrap();
-        let texts = ["one", "one two", "one two three", "one two three four"];
         let now = client.now();
-        let ops: Vec<_> = texts
+        let ops: Vec<_> = TEXTS
             .iter()
-            .map(|text| {
+            .map(|(text, _)| {
                 let args = RawObject::parse(&format!(r#"{{"text":"{text}"}}"#), &Limits::default())
                     .unwrap();
                 client.client().call_tool("word_count", &args, now).unwrap()
@@ -78,7 +98,11 @@ fn calls_in_flight_at_once_each_get_their_own_result_in_every_revision() {
             .map(|op| client.run(op).unwrap().text().into_owned())
             .collect();
         counts.reverse();
-        assert_eq!(counts, ["1", "2", "3", "4"], "{protocol:?} {extra:?}");
+        assert_eq!(
+            counts,
+            TEXTS.map(|(_, count)| count),
+            "{protocol:?} {extra:?}"
+        );
         let log = std::fs::read_to_string(&served.log).unwrap();
         assert_eq!(
             log.lines().count(),
@@ -89,103 +113,192 @@ fn calls_in_flight_at_once_each_get_their_own_result_in_every_revision() {
     }
 }
 
-#[test]
-fn each_http_failure_reaches_the_library_as_its_typed_error_by_the_deadline() {
-    use mcp_sansio::{Error, HttpError, ProtocolViolation};
-    use mcp_sansio_http::HttpClientError;
-    use std::time::{Duration, Instant};
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_async_driver_runs_calls_at_once_in_every_revision() {
+    for (protocol, extra) in REVISIONS {
+        let served = Served::start(&format!("async-{protocol:?}{}", extra.len()), extra);
+        let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
+        config.protocol = protocol;
+        let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
+            .await
+            .unwrap();
+        handle.list_tools().await.unwrap();
+        let calls = TEXTS.map(|(text, _)| {
+            let handle = handle.clone();
+            let args =
+                RawObject::parse(&format!(r#"{{"text":"{text}"}}"#), &Limits::default()).unwrap();
+            tokio::spawn(async move { handle.call_tool("word_count", &args).await })
+        });
+        let mut counts = Vec::new();
+        for call in calls {
+            counts.push(call.await.unwrap().unwrap().text().into_owned());
+        }
+        assert_eq!(
+            counts,
+            TEXTS.map(|(_, count)| count),
+            "{protocol:?} {extra:?}"
+        );
+        let log = std::fs::read_to_string(&served.log).unwrap();
+        assert_eq!(
+            log.lines().count(),
+            4,
+            "{protocol:?}: each call reached the server once"
+        );
+        handle.close().await.unwrap();
+    }
+}
 
-    type Expected = fn(&HttpClientError) -> bool;
-    let cases: [(&str, &[&str], Expected, usize); 9] = [
+#[tokio::test]
+async fn a_dropped_call_is_cancelled_with_a_session_and_its_stream_dropped_without_one() {
+    for protocol in [ProtocolChoice::Stateful, ProtocolChoice::Auto] {
+        let served = Served::start(
+            &format!("async-cancel-{protocol:?}"),
+            &["--mode", "parallel", "--delay-ms", "10000"],
+        );
+        let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
+        config.protocol = protocol;
+        let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
+            .await
+            .unwrap();
+        handle.list_tools().await.unwrap();
+        let args = RawObject::parse(r#"{"text":"a b"}"#, &Limits::default()).unwrap();
+        let gave_up = tokio::time::timeout(
+            Duration::from_millis(200),
+            handle.call_tool("word_count", &args),
+        )
+        .await;
+        assert!(gave_up.is_err(), "{gave_up:?}");
+        let log = || -> Vec<serde_json::Value> {
+            std::fs::read_to_string(&served.log)
+                .unwrap_or_default()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        };
+        let limit = Instant::now() + Duration::from_secs(5);
+        if protocol == ProtocolChoice::Stateful {
+            // The session's server hears of it.
+            while !log().iter().any(|c| c.get("cancelled").is_some()) {
+                assert!(
+                    Instant::now() < limit,
+                    "the server never heard of the cancellation"
+                );
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            let calls = log();
+            assert_eq!(calls[1]["cancelled"], calls[0]["id"], "{calls:?}");
+        } else {
+            // Without a session, dropping the stream is the cancellation: no notification.
+            assert!(
+                log().iter().all(|c| c.get("cancelled").is_none()),
+                "{:?}",
+                log()
+            );
+        }
+        while handle.in_flight() != 0 {
+            assert!(Instant::now() < limit, "the client's table never emptied");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        handle.close().await.unwrap();
+    }
+}
+
+/// How an HTTP failure must end: the core's error it must reach the library as.
+type Expected = fn(&Error) -> bool;
+
+/// The HTTP failure modes (with the server's extra flags), how each must end, and how many
+/// calls reach the server: one table for both drivers, the blocking transport and the async
+/// one.
+fn http_failures() -> [(&'static str, &'static [&'static str], Expected, usize); 9] {
+    use ProtocolViolation::{FrameTooLong, UnknownResponseId};
+    [
         (
             "unauthorized",
             &[],
-            |e| {
-                matches!(
-                    e,
-                    HttpClientError::Mcp(Error::Http(HttpError::Unauthorized))
-                )
-            },
+            |e| matches!(e, Error::Http(HttpError::Unauthorized)),
             0,
         ),
         (
             "redirect",
             &[],
-            |e| {
-                matches!(
-                    e,
-                    HttpClientError::Mcp(Error::Http(HttpError::Redirected { status: 307 }))
-                )
-            },
+            |e| matches!(e, Error::Http(HttpError::Redirected { status: 307 })),
             0,
         ),
         (
             "wrong-content-type",
             &[],
-            |e| matches!(e, HttpClientError::Mcp(Error::Http(HttpError::ContentType))),
+            |e| matches!(e, Error::Http(HttpError::ContentType)),
             0,
         ),
         (
             "oversized",
             &[],
-            |e| {
-                matches!(
-                    e,
-                    HttpClientError::Mcp(Error::Protocol(ProtocolViolation::FrameTooLong { .. }))
-                )
-            },
+            |e| matches!(e, Error::Protocol(FrameTooLong { .. })),
             1,
         ),
         (
             "endless-event",
             &[],
-            |e| {
-                matches!(
-                    e,
-                    HttpClientError::Mcp(Error::Protocol(ProtocolViolation::FrameTooLong { .. }))
-                )
-            },
+            |e| matches!(e, Error::Protocol(FrameTooLong { .. })),
             1,
         ),
         (
             "wrong-id",
             &["--sse"],
-            |e| {
-                matches!(
-                    e,
-                    HttpClientError::Mcp(Error::Protocol(
-                        ProtocolViolation::UnknownResponseId { .. }
-                    ))
-                )
-            },
+            |e| matches!(e, Error::Protocol(UnknownResponseId { .. })),
             1,
         ),
         (
             "endless-stream",
             &[],
-            |e| matches!(e, HttpClientError::Mcp(Error::Timeout { .. })),
+            |e| matches!(e, Error::Timeout { .. }),
             1,
         ),
         (
             "trickle",
             &["--sse"],
-            |e| matches!(e, HttpClientError::Mcp(Error::Timeout { .. })),
+            |e| matches!(e, Error::Timeout { .. }),
             1,
         ),
-        (
-            "hang",
-            &[],
-            |e| matches!(e, HttpClientError::Mcp(Error::Timeout { .. })),
-            1,
-        ),
-    ];
-    for (mode, extra, expected, calls) in cases {
-        let mut args = vec!["--mode", mode];
-        args.extend_from_slice(extra);
-        let served = Served::start(mode, &args);
-        let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
-        config.limits = Limits::teaching();
-        config.limits.operation_timeout = Duration::from_millis(1000);
+        ("hang", &[], |e| matches!(e, Error::Timeout { .. }), 1),
+    ]
+}
+
+/// The teaching server in failing `mode` (with `extra` flags) for `driver`'s test, and the
+/// client's configuration for it.
+fn failing(driver: &str, mode: &str, extra: &[&str]) -> (Served, Config) {
+    let mut args = vec!["--mode", mode];
+    args.extend_from_slice(extra);
+    let served = Served::start(&format!("{driver}-{mode}"), &args);
+    let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
+    config.limits = Limits::teaching();
+    config.limits.operation_timeout = Duration::from_millis(1000);
+    (served, config)
+}
+
+/// Checks how `mode` ended against the table, and what reached the server.
+fn check_failure(
+    served: &Served,
+    mode: &str,
+    expected: Expected,
+    calls: usize,
+    error: &Error,
+    took: Duration,
+) {
+    assert!(expected(error), "{mode}: {error:?}");
+    assert!(took < Duration::from_secs(4), "{mode}: {took:?}");
+    let log = std::fs::read_to_string(&served.log).unwrap_or_default();
+    assert_eq!(
+        log.lines().count(),
+        calls,
+        "{mode}: calls that reached the server"
+    );
+}
+
+#[test]
+fn each_http_failure_reaches_the_library_as_its_typed_error_by_the_deadline() {
+    for (mode, extra, expected, calls) in http_failures() {
+        let (served, config) = failing("blocking", mode, extra);
         let started = Instant::now();
         let mut client = HttpClient::new(&served.url, config).unwrap();
         let outcome = client
@@ -195,18 +308,31 @@ fn each_http_failure_reaches_the_library_as_its_typed_error_by_the_deadline() {
                 let args = RawObject::parse(r#"{"text":"a b"}"#, &Limits::default()).unwrap();
                 client.call_tool("word_count", &args)
             });
-        let error = outcome.expect_err(mode);
-        assert!(expected(&error), "{mode}: {error:?}");
-        assert!(
-            started.elapsed() < Duration::from_secs(4),
-            "{mode}: {:?}",
-            started.elapsed()
-        );
-        let log = std::fs::read_to_string(&served.log).unwrap_or_default();
-        assert_eq!(
-            log.lines().count(),
-            calls,
-            "{mode}: calls that reached the server"
-        );
+        let error = match outcome {
+            Err(HttpClientError::Mcp(e)) => e,
+            other => panic!("{mode}: {other:?}"),
+        };
+        check_failure(&served, mode, expected, calls, &error, started.elapsed());
+    }
+}
+
+#[tokio::test]
+async fn each_http_failure_ends_the_same_way_through_the_async_driver() {
+    for (mode, extra, expected, calls) in http_failures() {
+        let (served, config) = failing("async", mode, extra);
+        let started = Instant::now();
+        let outcome = async {
+            let (handle, _events) =
+                mcp_sansio_tokio::connect_http(&served.url, &[], config).await?;
+            handle.list_tools().await?;
+            let args = RawObject::parse(r#"{"text":"a b"}"#, &Limits::default()).unwrap();
+            handle.call_tool("word_count", &args).await
+        }
+        .await;
+        let error = match outcome {
+            Err(AsyncError::Mcp(e)) => e,
+            other => panic!("{mode}: {other:?}"),
+        };
+        check_failure(&served, mode, expected, calls, &error, started.elapsed());
     }
 }

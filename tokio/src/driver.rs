@@ -1,20 +1,70 @@
-//! The one task that owns the sans-io client and the byte stream: it starts what the handles
-//! ask for, moves bytes both ways, wakes at the client's deadlines, cancels what its callers
-//! dropped, and hands every outcome to the future that waits for it.
+//! The one task that owns the sans-io client and its wire (a byte stream, or HTTP): it
+//! starts what the handles ask for, moves the wire's I/O, wakes at the client's deadlines,
+//! cancels what its callers dropped, and hands every outcome to the future that waits for it.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_sansio::{Awaited, Client, Error, Event, Instant, Misuse, Op, OpId};
-use mcp_sansio_stdio::ServerProcess;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use mcp_sansio::{Awaited, Client, Error, Event, HttpError, Instant, Misuse, Op, OpId};
 use tokio::sync::{mpsc, oneshot, Notify, Semaphore};
 
-/// How many bytes one read from the server takes at most.
-const READ_CHUNK: usize = 64 * 1024;
+use crate::AsyncError;
+
+/// The session's clock: milliseconds since the driver started, on the runtime's clock (so a
+/// paused test runtime moves it too).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    origin: tokio::time::Instant,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            origin: tokio::time::Instant::now(),
+        }
+    }
+
+    /// Now, on the session's clock.
+    pub(crate) fn now(self) -> Instant {
+        Instant::from_std(
+            self.origin.into_std(),
+            tokio::time::Instant::now().into_std(),
+        )
+    }
+
+    /// When `at` falls on the runtime's clock.
+    fn at(self, at: Instant) -> tokio::time::Instant {
+        self.origin + Duration::from_millis(at.as_millis())
+    }
+}
+
+/// What the driver moves besides commands: the I/O of one kind of connection, with the
+/// sans-io session that reads it.
+pub(crate) trait Wire: Send + 'static {
+    /// The client inside, to start operations on.
+    fn client(&mut self) -> &mut Client;
+    /// The session's next event.
+    fn poll_event(&mut self) -> Option<Event>;
+    /// The session's next deadline.
+    fn poll_timeout(&self) -> Option<Instant>;
+    /// Applies the clock.
+    fn handle_timeout(&mut self, now: Instant);
+    /// Hands the I/O what the session queued (bytes to write, requests to make, replies to
+    /// drop); nothing here waits.
+    fn flush(&mut self, clock: Clock);
+    /// Waits for the next piece of I/O and hands it to the session. Cancel-safe: dropped
+    /// before it is ready, it loses nothing.
+    fn io(&mut self, clock: Clock) -> impl Future<Output = ()> + Send;
+    /// Why the wire could not reach the server at all, if that is how it last failed.
+    fn unreachable(&mut self) -> Option<String>;
+    /// Ends the connection, within `grace` where the server is asked; how a server process
+    /// exited.
+    fn end(self, grace: Duration) -> impl Future<Output = Option<ExitStatus>> + Send;
+}
 
 /// An operation's start, run by the driver on its client: the operation and its waiter, or
 /// `None` when the client refused (the refusal went to the waiter already).
@@ -32,8 +82,9 @@ pub(crate) enum Command {
 
 /// The future waiting for one operation, seen from the driver.
 pub(crate) trait Waiter: Send {
-    /// Hands the operation's end to its future.
-    fn finish(self: Box<Self>, event: Event);
+    /// Hands the operation's end to its future; `unreachable` says why, when the wire could
+    /// not reach the server at all.
+    fn finish(self: Box<Self>, event: Event, unreachable: Option<String>);
     /// Whether the future is gone (dropped): the operation is then cancelled.
     fn abandoned(&self) -> bool;
 }
@@ -41,16 +92,22 @@ pub(crate) trait Waiter: Send {
 /// The typed [`Waiter`] of an `Op<T>`.
 pub(crate) struct Waiting<T> {
     pub(crate) op: Op<T>,
-    pub(crate) reply: oneshot::Sender<Result<T, Error>>,
+    pub(crate) reply: oneshot::Sender<Result<T, AsyncError>>,
 }
 
 impl<T: Awaited + Send> Waiter for Waiting<T> {
-    fn finish(self: Box<Self>, event: Event) {
+    fn finish(self: Box<Self>, event: Event, unreachable: Option<String>) {
         // Keyed by the operation's id, so the event is always this operation's end; a
         // future that went away meanwhile has nobody to tell.
-        if let Ok(outcome) = self.op.finished(event) {
-            let _ = self.reply.send(outcome);
-        }
+        let outcome = match self.op.finished(event) {
+            Ok(Ok(output)) => Ok(output),
+            Ok(Err(Error::Http(HttpError::StreamBroken))) if unreachable.is_some() => {
+                Err(AsyncError::Unreachable(unreachable.unwrap_or_default()))
+            }
+            Ok(Err(error)) => Err(AsyncError::Mcp(error)),
+            Err(_) => return,
+        };
+        let _ = self.reply.send(outcome);
     }
 
     fn abandoned(&self) -> bool {
@@ -72,21 +129,14 @@ pub(crate) struct Shared {
     pub(crate) in_flight: AtomicUsize,
 }
 
-/// How the connection ends besides closing the stream: the server's process, if it is one.
-pub(crate) struct Ending {
-    pub(crate) process: Option<ServerProcess>,
-    pub(crate) grace: Duration,
-}
-
 /// The driver of one connection.
-pub(crate) struct Driver<R, W> {
-    pub(crate) client: Client,
-    pub(crate) reader: R,
-    pub(crate) writer: W,
+pub(crate) struct Driver<W> {
+    pub(crate) wire: W,
     pub(crate) commands: mpsc::Receiver<Command>,
     pub(crate) events: mpsc::Sender<Event>,
     pub(crate) shared: Arc<Shared>,
-    pub(crate) ending: Ending,
+    /// How long the server gets to end when the connection does.
+    pub(crate) grace: Duration,
 }
 
 /// Where the loop stopped, and so what the end owes.
@@ -97,11 +147,7 @@ enum Stop {
     Close(oneshot::Sender<Option<ExitStatus>>),
 }
 
-impl<R, W> Driver<R, W>
-where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
+impl<W: Wire> Driver<W> {
     /// Runs the connection until it ends, then ends the server.
     pub(crate) async fn run(mut self) {
         let stop = self.drive().await;
@@ -109,61 +155,54 @@ where
         // futures learn it as their waiters drop with the table below.
         self.shared.slots.close();
         let Driver {
-            writer,
+            wire,
             commands,
-            ending,
+            grace,
             ..
         } = self;
         drop(commands);
-        let status = end(writer, ending).await;
+        let status = wire.end(grace).await;
         if let Stop::Close(reply) = stop {
             let _ = reply.send(status);
         }
     }
 
     async fn drive(&mut self) -> Stop {
-        let origin = tokio::time::Instant::now();
-        let now =
-            move || Instant::from_std(origin.into_std(), tokio::time::Instant::now().into_std());
+        let clock = Clock::start();
         let mut waiting: HashMap<OpId, Box<dyn Waiter>> = HashMap::new();
-        let mut outgoing: Vec<u8> = Vec::new();
-        let mut input = vec![0_u8; READ_CHUNK];
-        let mut server_writable = true;
         loop {
-            while let Some(event) = self.client.poll_event() {
+            while let Some(event) = self.wire.poll_event() {
                 self.deliver(event, &mut waiting);
             }
             self.shared
                 .in_flight
-                .store(self.client.in_flight(), Ordering::Relaxed);
-            if self.client.is_failed() {
+                .store(self.wire.client().in_flight(), Ordering::Relaxed);
+            if self.wire.client().is_failed() {
                 return Stop::Done;
             }
-            while self.client.poll_transmit(&mut outgoing).is_some() {}
-            if !server_writable {
-                outgoing.clear();
-            }
-            let deadline = self.client.poll_timeout();
-            let wake_at =
-                deadline.map_or(origin, |at| origin + Duration::from_millis(at.as_millis()));
+            self.wire.flush(clock);
+            let deadline = self.wire.poll_timeout();
+            let wake_at = deadline.map_or(clock.origin, |at| clock.at(at));
             tokio::select! {
                 // Cancellations before starts: a dropped future frees its slot only after it
                 // woke the driver, so the start that takes the slot never finds the
                 // client's table full.
                 biased;
                 () = self.shared.abandoned.notified() => {
+                    let client = self.wire.client();
                     for (op, _) in waiting.iter().filter(|(_, w)| w.abandoned()) {
                         // Ends it with `Cancelled` and tells the server; its end finds
                         // nobody waiting.
-                        let _ = self.client.cancel(*op);
+                        let _ = client.cancel(*op);
                     }
                 }
                 command = self.commands.recv() => match command {
                     Some(Command::Start(start)) => {
-                        if let Some((op, waiter)) = start(&mut self.client, now()) {
+                        let client = self.wire.client();
+                        if let Some((op, waiter)) = start(client, clock.now()) {
                             if waiter.abandoned() {
                                 // Dropped before it started: cancelled before a deadline.
-                                let _ = self.client.cancel(op);
+                                let _ = client.cancel(op);
                             }
                             waiting.insert(op, waiter);
                         }
@@ -172,26 +211,9 @@ where
                     // Every handle is gone; no future can be waiting, since each borrows one.
                     None => return Stop::Done,
                 },
-                written = self.writer.write(&outgoing), if !outgoing.is_empty() => match written {
-                    Ok(n) => {
-                        outgoing.drain(..n.min(outgoing.len()));
-                        if n == 0 {
-                            server_writable = false;
-                            self.client.handle_close();
-                        }
-                    }
-                    Err(_) => {
-                        // The server closed its input: it will answer nothing more.
-                        server_writable = false;
-                        self.client.handle_close();
-                    }
-                },
-                read = self.reader.read(&mut input) => match read {
-                    Ok(0) | Err(_) => self.client.handle_close(),
-                    Ok(n) => self.client.handle_input(input.get(..n).unwrap_or_default(), now()),
-                },
+                () = self.wire.io(clock) => {}
                 () = tokio::time::sleep_until(wake_at), if deadline.is_some() => {
-                    self.client.handle_timeout(now());
+                    self.wire.handle_timeout(clock.now());
                 }
             }
         }
@@ -201,7 +223,19 @@ where
     fn deliver(&mut self, event: Event, waiting: &mut HashMap<OpId, Box<dyn Waiter>>) {
         if let Event::Finished { op, .. } = &event {
             if let Some(waiter) = waiting.remove(op) {
-                waiter.finish(event);
+                let broken = matches!(
+                    &event,
+                    Event::Finished {
+                        outcome: Err(Error::Http(HttpError::StreamBroken)),
+                        ..
+                    }
+                );
+                let unreachable = if broken {
+                    self.wire.unreachable()
+                } else {
+                    None
+                };
+                waiter.finish(event, unreachable);
                 return;
             }
         }
@@ -211,22 +245,7 @@ where
     }
 }
 
-/// Ends the stream and, for a process, the whole process group; how the server exited.
-async fn end<W: AsyncWrite + Unpin>(mut writer: W, ending: Ending) -> Option<ExitStatus> {
-    // The server's input ends first: how it is asked to exit. A peer that does not take
-    // the shutdown gets no longer than the grace.
-    let _ = tokio::time::timeout(ending.grace, writer.shutdown()).await;
-    drop(writer);
-    let process = ending.process?;
-    let grace = ending.grace;
-    // Waiting, signalling and reaping block for a bounded time: on the blocking pool.
-    match tokio::task::spawn_blocking(move || process.close(grace)).await {
-        Ok(Ok(status)) => Some(status),
-        _ => None,
-    }
-}
-
 /// The refusal given to a start whose client refused it.
-pub(crate) fn refused<T>(reply: oneshot::Sender<Result<T, Error>>, misuse: Misuse) {
-    let _ = reply.send(Err(misuse.into()));
+pub(crate) fn refused<T>(reply: oneshot::Sender<Result<T, AsyncError>>, misuse: Misuse) {
+    let _ = reply.send(Err(AsyncError::Mcp(misuse.into())));
 }

@@ -48,16 +48,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, Misuse, Op,
-    RawObject,
+    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, HttpSession,
+    Instant, Misuse, Op, RawObject,
 };
 use mcp_sansio_stdio::{ServerCommand, ServerProcess, DEFAULT_GRACE};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot, Notify, Semaphore};
 
-mod driver;
+use stream::StreamWire;
 
-use driver::{Command, Driver, Ending, Shared, Start, Waiter, Waiting};
+mod driver;
+mod http;
+mod stream;
+
+use driver::{Command, Driver, Shared, Start, Waiter, Waiting, Wire};
 
 /// The driver's own bounds (the core's are in [`Config::limits`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +115,14 @@ impl From<Config> for DriverConfig {
 pub enum AsyncError {
     /// The server could not be started.
     Spawn(io::Error),
+    /// The URL is not an `http://` (or, with the `rustls` feature, `https://`) URL with a
+    /// host.
+    InvalidUrl(String),
+    /// A header the application gave is not a valid header.
+    InvalidHeader(String),
+    /// The server at the URL could not be reached: the connection was refused, timed out or
+    /// failed before any reply (the cause is the HTTP client's error, as text).
+    Unreachable(String),
     /// The protocol layer refused or failed the operation; see [`mcp_sansio::Error`].
     Mcp(Error),
     /// The connection's driver has ended (the server went, the connection failed, or it was
@@ -122,6 +134,9 @@ impl fmt::Display for AsyncError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AsyncError::Spawn(e) => write!(f, "the server could not be started: {e}"),
+            AsyncError::InvalidUrl(why) => write!(f, "the server's address is invalid: {why}"),
+            AsyncError::InvalidHeader(why) => write!(f, "a header is invalid: {why}"),
+            AsyncError::Unreachable(why) => write!(f, "the server could not be reached: {why}"),
             AsyncError::Mcp(e) => e.fmt(f),
             AsyncError::Ended => f.write_str(
                 "the connection has ended (the server went, the connection failed, or it was closed)",
@@ -136,7 +151,10 @@ impl std::error::Error for AsyncError {
             AsyncError::Spawn(e) => Some(e),
             // Transparent: the core's error is this error, not its cause.
             AsyncError::Mcp(e) => std::error::Error::source(e),
-            AsyncError::Ended => None,
+            AsyncError::InvalidUrl(_)
+            | AsyncError::InvalidHeader(_)
+            | AsyncError::Unreachable(_)
+            | AsyncError::Ended => None,
         }
     }
 }
@@ -197,7 +215,7 @@ impl Events {
 /// a call's future that goes before its end leaves this behind, and the driver cancels the
 /// operations nobody waits for.
 struct Answer<'a, T> {
-    outcome: oneshot::Receiver<Result<T, Error>>,
+    outcome: oneshot::Receiver<Result<T, AsyncError>>,
     abandoned: &'a Notify,
 }
 
@@ -322,10 +340,9 @@ impl Link {
             .send(Command::Start(start))
             .await
             .map_err(|_| AsyncError::Ended)?;
-        match (&mut answer.outcome).await {
-            Ok(outcome) => outcome.map_err(AsyncError::Mcp),
-            Err(_) => Err(AsyncError::Ended),
-        }
+        (&mut answer.outcome)
+            .await
+            .unwrap_or(Err(AsyncError::Ended))
     }
 }
 
@@ -343,7 +360,9 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    start(reader, writer, config.into(), None).await
+    let config = config.into();
+    let client = Client::new(config.config.clone());
+    start(StreamWire::new(client, reader, writer, None), &config, None).await
 }
 
 /// Starts `command` as the blocking transport does (a process group of its own, only the
@@ -357,24 +376,75 @@ pub async fn connect_stdio(
     command: &ServerCommand,
     config: impl Into<DriverConfig>,
 ) -> Result<(Handle, Events), AsyncError> {
+    let config = config.into();
     let (process, stdin, stdout) = ServerProcess::spawn(command).map_err(AsyncError::Spawn)?;
+    let pid = process.pid();
     let stdin = tokio::process::ChildStdin::from_std(stdin).map_err(AsyncError::Spawn)?;
     let stdout = tokio::process::ChildStdout::from_std(stdout).map_err(AsyncError::Spawn)?;
-    start(stdout, stdin, config.into(), Some(process)).await
+    let client = Client::new(config.config.clone());
+    let wire = StreamWire::new(client, stdout, stdin, Some(process));
+    start(wire, &config, Some(pid)).await
 }
 
-async fn start<R, W>(
-    reader: R,
-    writer: W,
-    config: DriverConfig,
-    process: Option<ServerProcess>,
-) -> Result<(Handle, Events), AsyncError>
-where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
+/// Starts the driver for the MCP endpoint at `url` (such as `http://127.0.0.1:8000/mcp`)
+/// over Streamable HTTP, in whichever revision the configuration chooses, and runs the
+/// handshake. `headers` (a bearer token) go with every request, to this URL only: redirects
+/// are not followed, and no proxy is used. Requests run concurrently, each on a connection
+/// of a keep-alive pool; dropping a call's future drops its reply (and, in a 2025 session,
+/// sends `notifications/cancelled`).
+///
+/// # Errors
+/// [`AsyncError::InvalidUrl`] or [`AsyncError::InvalidHeader`] before anything is sent;
+/// [`AsyncError::Unreachable`] or whatever else ended the handshake.
+pub async fn connect_http(
+    url: &str,
+    headers: &[(&str, &str)],
+    config: impl Into<DriverConfig>,
+) -> Result<(Handle, Events), AsyncError> {
+    let config = config.into();
+    let scheme_ok =
+        url.starts_with("http://") || (cfg!(feature = "rustls") && url.starts_with("https://"));
+    let parsed = reqwest::Url::parse(url)
+        .ok()
+        .filter(|u| scheme_ok && u.host().is_some())
+        .ok_or_else(|| {
+            let want = if cfg!(feature = "rustls") {
+                "http:// or https://"
+            } else {
+                "http:// (https:// needs the rustls feature)"
+            };
+            AsyncError::InvalidUrl(format!("{url:?} is not an {want} URL with a host"))
+        })?;
+    let mut map = reqwest::header::HeaderMap::new();
+    for (name, value) in headers {
+        let name = reqwest::header::HeaderName::try_from(*name)
+            .map_err(|e| AsyncError::InvalidHeader(format!("name {name:?}: {e}")))?;
+        let value = reqwest::header::HeaderValue::try_from(*value)
+            .map_err(|e| AsyncError::InvalidHeader(format!("{name:?}'s value: {e}")))?;
+        map.append(name, value);
+    }
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .user_agent("mcp-sansio-tokio")
+        .build()
+        .map_err(|e| AsyncError::InvalidUrl(e.to_string()))?;
+    let endpoint = http::Endpoint {
+        http: client,
+        url: parsed,
+        headers: map,
+    };
+    let session = HttpSession::new(config.config.clone());
+    let wire = http::HttpWire::new(session, endpoint, config.config.limits.operation_timeout);
+    start(wire, &config, None).await
+}
+
+async fn start<W: Wire>(
+    wire: W,
+    config: &DriverConfig,
+    pid: Option<u32>,
+) -> Result<(Handle, Events), AsyncError> {
     let slots = config.config.limits.requests_in_flight.max(1);
-    let pid = process.as_ref().map(ServerProcess::pid);
     let (commands, queue) = mpsc::channel(slots);
     let (events, event_queue) = mpsc::channel(config.limits.events_queued.max(1));
     let shared = Arc::new(Shared {
@@ -384,16 +454,11 @@ where
         in_flight: AtomicUsize::new(0),
     });
     let driver = Driver {
-        client: Client::new(config.config),
-        reader,
-        writer,
+        wire,
         commands: queue,
         events,
         shared: Arc::clone(&shared),
-        ending: Ending {
-            process,
-            grace: config.limits.close_grace,
-        },
+        grace: config.limits.close_grace,
     };
     tokio::spawn(driver.run());
     let link = Link {
