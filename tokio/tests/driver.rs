@@ -1,0 +1,181 @@
+//! The async driver over an in-memory stream, with a scripted peer, on the runtime's paused
+//! clock: deadlines fall exactly when the core says (no test waits for real), a full request
+//! table makes callers wait instead of refusing them, and the event queue holds its bound.
+//! The real processes and real peers are in the teaching server's and stdio crate's tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use mcp_sansio::{Allowlist, Config, Error, Event, Limits, ProtocolChoice, RawObject};
+use mcp_sansio_tokio::{AsyncError, DriverConfig, DriverLimits, Handle};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// How the scripted peer treats `tools/call`.
+#[derive(Clone, Copy)]
+enum Calls {
+    /// Never answers.
+    Silent,
+    /// Answers each after `notifications` progress notifications.
+    Answer { notifications: usize },
+}
+
+/// A peer that speaks the 2025-11-25 handshake and lists one tool, and calls as told.
+async fn peer(stream: tokio::io::DuplexStream, calls: Calls) {
+    let (read, mut write) = tokio::io::split(stream);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        let Some(id) = message.get("id").cloned() else {
+            continue;
+        };
+        let mut out = Vec::new();
+        let result = match message["method"].as_str().unwrap_or_default() {
+            "initialize" => json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "scripted", "version": "1"}
+            }),
+            "tools/list" => json!({"tools": [{
+                "name": "word_count",
+                "inputSchema": {"type": "object"}
+            }]}),
+            "tools/call" => match calls {
+                Calls::Silent => continue,
+                Calls::Answer { notifications } => {
+                    for n in 0..notifications {
+                        let progress = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                            "params": {"level": "info", "data": n}});
+                        out.extend(format!("{progress}\n").into_bytes());
+                    }
+                    json!({"content": [{"type": "text", "text": "2"}]})
+                }
+            },
+            _ => continue,
+        };
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        out.extend(format!("{answer}\n").into_bytes());
+        if write.write_all(&out).await.is_err() {
+            return;
+        }
+    }
+}
+
+fn config(limits: Limits, driver: DriverLimits) -> DriverConfig {
+    let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
+    config.protocol = ProtocolChoice::Stateful;
+    config.limits = limits;
+    config.limits.operation_timeout = DEADLINE;
+    DriverConfig::new(config, driver)
+}
+
+async fn connected(calls: Calls, config: DriverConfig) -> (Handle, mcp_sansio_tokio::Events) {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(peer(theirs, calls));
+    let (read, write) = tokio::io::split(ours);
+    let (handle, events) = mcp_sansio_tokio::connect_stream(read, write, config)
+        .await
+        .unwrap();
+    handle.list_tools().await.unwrap();
+    (handle, events)
+}
+
+fn words() -> RawObject {
+    RawObject::parse(r#"{"text":"a b"}"#, &Limits::default()).unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_silent_server_times_the_call_out_exactly_at_its_deadline_on_the_runtimes_clock() {
+    let (handle, _events) = connected(
+        Calls::Silent,
+        config(Limits::default(), DriverLimits::default()),
+    )
+    .await;
+    let started = tokio::time::Instant::now();
+    let outcome = handle.call_tool("word_count", &words()).await;
+    let took = started.elapsed();
+    assert!(
+        matches!(
+            outcome,
+            Err(AsyncError::Mcp(Error::Timeout {
+                operation: "tools/call"
+            }))
+        ),
+        "{outcome:?}"
+    );
+    // Thirty seconds of the paused clock, not of the test's time; the session's clock counts
+    // whole milliseconds.
+    assert!(took >= DEADLINE - Duration::from_millis(1), "{took:?}");
+    assert!(took <= DEADLINE + Duration::from_millis(1), "{took:?}");
+    assert_eq!(handle.in_flight(), 0);
+}
+
+#[tokio::test]
+async fn a_full_request_table_makes_callers_wait_and_none_is_refused() {
+    let mut limits = Limits::default();
+    limits.requests_in_flight = 2;
+    let (handle, _events) = connected(
+        Calls::Answer { notifications: 0 },
+        config(limits, DriverLimits::default()),
+    )
+    .await;
+    let calls: Vec<_> = (0..20)
+        .map(|_| {
+            let handle = handle.clone();
+            tokio::spawn(async move { handle.call_tool("word_count", &words()).await })
+        })
+        .collect();
+    for call in calls {
+        assert_eq!(call.await.unwrap().unwrap().text(), "2");
+    }
+}
+
+#[tokio::test]
+async fn events_past_the_queue_bound_are_dropped_and_counted_never_held() {
+    let mut driver = DriverLimits::default();
+    driver.events_queued = 2;
+    let (handle, mut events) = connected(
+        Calls::Answer { notifications: 5 },
+        config(Limits::default(), driver),
+    )
+    .await;
+    assert_eq!(
+        handle
+            .call_tool("word_count", &words())
+            .await
+            .unwrap()
+            .text(),
+        "2"
+    );
+    assert_eq!(events.lost(), 3);
+    for _ in 0..2 {
+        assert!(matches!(events.try_recv(), Ok(Event::Notification(_))));
+    }
+    assert!(events.try_recv().is_err());
+}
+
+#[tokio::test]
+async fn closing_fails_every_waiting_call_and_ends_the_events() {
+    let (handle, mut events) = connected(
+        Calls::Silent,
+        config(Limits::default(), DriverLimits::default()),
+    )
+    .await;
+    let waiting = {
+        let handle = handle.clone();
+        tokio::spawn(async move { handle.call_tool("word_count", &words()).await })
+    };
+    tokio::task::yield_now().await;
+    let other = handle.clone();
+    assert_eq!(handle.close().await.unwrap(), None);
+    let outcome = waiting.await.unwrap();
+    assert!(matches!(outcome, Err(AsyncError::Ended)), "{outcome:?}");
+    assert!(matches!(
+        other.call_tool("word_count", &words()).await,
+        Err(AsyncError::Ended)
+    ));
+    assert!(events.recv().await.is_none());
+}
