@@ -3,7 +3,12 @@
 //! table makes callers wait instead of refusing them, and the event queue holds its bound.
 //! The real processes and real peers are in the teaching server's and stdio crate's tests.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::time::Duration;
 
