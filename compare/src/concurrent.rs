@@ -3,19 +3,16 @@
 //! current-thread tokio runtime, against the teaching server.
 
 use std::ffi::OsString;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use mcp_sansio::{Limits, ProtocolChoice, RawObject};
+use mcp_sansio::{CallToolResult, Limits, ProtocolChoice, RawObject};
 use mcp_sansio_stdio::ServerCommand;
-
-use mcp_sansio::CallToolResult;
 use mcp_sansio_tokio::{Events, Handle};
 use tokio::runtime::Runtime;
 
 use crate::{
-    check, config, median, percentile, process_cpu, run_ours, Options, Ours, Sample, Server,
-    WARM_UP,
+    check, config, median, percentile, process_cpu, rmcp_child, rmcp_first_call, run_ours, Options,
+    Ours, Sample, Server, WARM_UP,
 };
 
 /// The async driver as one client that waits for each call.
@@ -219,39 +216,12 @@ async fn ours(server: &Server, argv: &[OsString], per_task: usize) -> Result<Bur
 }
 
 async fn rmcp(server: &Server, argv: &[OsString], per_task: usize) -> Result<Burst, String> {
-    use rmcp::model::CallToolRequestParams;
-    use rmcp::transport::TokioChildProcess;
     use rmcp::ServiceExt;
 
     let fail = |e: &dyn std::fmt::Display| format!("rmcp against {}: {e}", server.name);
-    let (program, args) = argv.split_first().ok_or("no server program")?;
-    let mut command = tokio::process::Command::new(program);
-    command.args(args).env_clear();
-    if let Some(path) = std::env::var_os("PATH") {
-        command.env("PATH", path);
-    }
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| fail(&e))?;
-    let client = ().serve(transport).await.map_err(|e| fail(&e))?;
+    let client = ().serve(rmcp_child(server, argv)?).await.map_err(|e| fail(&e))?;
     client.list_tools(None).await.map_err(|e| fail(&e))?;
-    let arguments: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(server.arguments).map_err(|e| fail(&e))?;
-    let params = CallToolRequestParams::new(server.tool).with_arguments(arguments);
-    let first = client
-        .call_tool(params.clone())
-        .await
-        .map_err(|e| fail(&e))?;
-    let first = serde_json::to_value(&first).map_err(|e| fail(&e))?;
-    check(
-        "rmcp",
-        server,
-        first
-            .pointer("/content/0/text")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default(),
-    )?;
+    let params = rmcp_first_call(&client, server).await?;
     let peer = client.peer().clone();
     let local = tokio::task::LocalSet::new();
     let burst = local

@@ -445,26 +445,58 @@ fn run_ours<C: Ours>(
 }
 
 fn measure_rmcp(server: &Server, argv: &[OsString], options: &Options) -> Result<Sample, String> {
-    use rmcp::transport::TokioChildProcess;
     use rmcp::ServiceExt;
 
     let fail = |e: &dyn std::fmt::Display| format!("rmcp against {}: {e}", server.name);
-    let (program, args) = argv.split_first().ok_or("no server program")?;
-    let spawn = || {
-        let mut command = tokio::process::Command::new(program);
-        command.args(args).env_clear();
-        if let Some(path) = std::env::var_os("PATH") {
-            command.env("PATH", path);
-        }
-        TokioChildProcess::builder(command)
-            .stderr(Stdio::null())
-            .spawn()
-            .map(|(transport, _)| transport)
-            .map_err(|e| fail(&e))
-    };
     run_rmcp(server, options, || async {
-        ().serve(spawn()?).await.map_err(|e| fail(&e))
+        ().serve(rmcp_child(server, argv)?)
+            .await
+            .map_err(|e| fail(&e))
     })
+}
+
+/// rmcp's child-process transport to the server `argv` starts, with the same environment
+/// (`PATH` alone) and stderr as ours.
+fn rmcp_child(
+    server: &Server,
+    argv: &[OsString],
+) -> Result<rmcp::transport::TokioChildProcess, String> {
+    let (program, args) = argv.split_first().ok_or("no server program")?;
+    let mut command = tokio::process::Command::new(program);
+    command.args(args).env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    rmcp::transport::TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .map(|(transport, _)| transport)
+        .map_err(|e| format!("rmcp against {}: {e}", server.name))
+}
+
+/// rmcp's call parameters for `server`'s call, and the first call made and checked.
+async fn rmcp_first_call(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    server: &Server,
+) -> Result<rmcp::model::CallToolRequestParams, String> {
+    let fail = |e: &dyn std::fmt::Display| format!("rmcp against {}: {e}", server.name);
+    let arguments: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(server.arguments).map_err(|e| fail(&e))?;
+    let params = rmcp::model::CallToolRequestParams::new(server.tool).with_arguments(arguments);
+    let first = client
+        .call_tool(params.clone())
+        .await
+        .map_err(|e| fail(&e))?;
+    let first = serde_json::to_value(&first).map_err(|e| fail(&e))?;
+    check(
+        "rmcp",
+        server,
+        first
+            .pointer("/content/0/text")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default(),
+    )?;
+    Ok(params)
 }
 
 /// rmcp's rounds against `server`, whatever its transport: `connect` opens one client.
@@ -475,12 +507,7 @@ where
         Output = Result<rmcp::service::RunningService<rmcp::RoleClient, ()>, String>,
     >,
 {
-    use rmcp::model::CallToolRequestParams;
-
     let fail = |e: &dyn std::fmt::Display| format!("rmcp against {}: {e}", server.name);
-    let arguments: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(server.arguments).map_err(|e| fail(&e))?;
-    let params = CallToolRequestParams::new(server.tool).with_arguments(arguments);
     // A single-threaded runtime: the fastest setting for one sequential client, and the
     // same one core that mcp-sansio uses.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -497,19 +524,7 @@ where
         }
         let client = connect().await?;
         client.list_tools(None).await.map_err(|e| fail(&e))?;
-        let first = client
-            .call_tool(params.clone())
-            .await
-            .map_err(|e| fail(&e))?;
-        let first = serde_json::to_value(&first).map_err(|e| fail(&e))?;
-        check(
-            "rmcp",
-            server,
-            first
-                .pointer("/content/0/text")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default(),
-        )?;
+        let params = rmcp_first_call(&client, server).await?;
         for _ in 0..WARM_UP {
             client
                 .call_tool(params.clone())

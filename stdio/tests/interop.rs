@@ -188,6 +188,19 @@ fn async_session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion)
         ))
         .unwrap();
     let pgid = server.pid().unwrap();
+    async_checks(&runtime, server, peer, protocol, version);
+    assert_group_gone(peer, pgid);
+}
+
+/// Through the async driver, once connected: the revision is `version`; list, call, refuse
+/// a tool not allowed, close.
+fn async_checks(
+    runtime: &tokio::runtime::Runtime,
+    server: mcp_sansio_tokio::Handle,
+    peer: Peer,
+    protocol: ProtocolChoice,
+    version: ProtocolVersion,
+) {
     assert_eq!(server.server().version, version, "{peer:?} {protocol:?}");
     let catalog = runtime.block_on(server.list_tools()).unwrap();
     call_and_refuse(
@@ -197,7 +210,6 @@ fn async_session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion)
         |e| matches!(e, mcp_sansio_tokio::AsyncError::Mcp(Error::Misuse(_))),
     );
     runtime.block_on(server.close()).unwrap();
-    assert_group_gone(peer, pgid);
 }
 
 /// After the listing, over any transport: the catalog holds the peer's tools, the peer's
@@ -558,15 +570,7 @@ impl HttpPeer {
                 config(peer, protocol),
             ))
             .unwrap();
-        assert_eq!(server.server().version, version, "{peer:?} {protocol:?}");
-        let catalog = runtime.block_on(server.list_tools()).unwrap();
-        call_and_refuse(
-            peer,
-            &catalog,
-            |name, arguments| runtime.block_on(server.call_tool(name, arguments)),
-            |e| matches!(e, mcp_sansio_tokio::AsyncError::Mcp(Error::Misuse(_))),
-        );
-        runtime.block_on(server.close()).unwrap();
+        async_checks(&runtime, server, peer, protocol, version);
     }
 
     /// Through mcp-call --url: list and call in `protocol`, and refuse a tool not allowed.

@@ -73,6 +73,17 @@ const TEXTS: [(&str, &str); 4] = [
     ("one two three four", "4"),
 ];
 
+/// Checks that the calls of [`TEXTS`] got `counts`, each its own, and reached the server once.
+fn each_call_once(served: &Served, protocol: ProtocolChoice, counts: &[String]) {
+    assert_eq!(counts, TEXTS.map(|(_, count)| count), "{protocol:?}");
+    let log = std::fs::read_to_string(&served.log).unwrap();
+    assert_eq!(
+        log.lines().count(),
+        TEXTS.len(),
+        "{protocol:?}: each call reached the server once"
+    );
+}
+
 #[test]
 fn calls_in_flight_at_once_each_get_their_own_result_in_every_revision() {
     for (protocol, extra) in REVISIONS {
@@ -98,31 +109,27 @@ fn calls_in_flight_at_once_each_get_their_own_result_in_every_revision() {
             .map(|op| client.run(op).unwrap().text().into_owned())
             .collect();
         counts.reverse();
-        assert_eq!(
-            counts,
-            TEXTS.map(|(_, count)| count),
-            "{protocol:?} {extra:?}"
-        );
-        let log = std::fs::read_to_string(&served.log).unwrap();
-        assert_eq!(
-            log.lines().count(),
-            4,
-            "{protocol:?}: each call reached the server once"
-        );
+        each_call_once(&served, protocol, &counts);
         client.close();
     }
+}
+
+/// The async driver connected to `served` in `protocol`, its tools listed.
+async fn async_listed(served: &Served, protocol: ProtocolChoice) -> mcp_sansio_tokio::Handle {
+    let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
+    config.protocol = protocol;
+    let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
+        .await
+        .unwrap();
+    handle.list_tools().await.unwrap();
+    handle
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_async_driver_runs_calls_at_once_in_every_revision() {
     for (protocol, extra) in REVISIONS {
         let served = Served::start(&format!("async-{protocol:?}{}", extra.len()), extra);
-        let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
-        config.protocol = protocol;
-        let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
-            .await
-            .unwrap();
-        handle.list_tools().await.unwrap();
+        let handle = async_listed(&served, protocol).await;
         let calls = TEXTS.map(|(text, _)| {
             let handle = handle.clone();
             let args =
@@ -133,17 +140,7 @@ async fn the_async_driver_runs_calls_at_once_in_every_revision() {
         for call in calls {
             counts.push(call.await.unwrap().unwrap().text().into_owned());
         }
-        assert_eq!(
-            counts,
-            TEXTS.map(|(_, count)| count),
-            "{protocol:?} {extra:?}"
-        );
-        let log = std::fs::read_to_string(&served.log).unwrap();
-        assert_eq!(
-            log.lines().count(),
-            4,
-            "{protocol:?}: each call reached the server once"
-        );
+        each_call_once(&served, protocol, &counts);
         handle.close().await.unwrap();
     }
 }
@@ -155,12 +152,7 @@ async fn a_dropped_call_is_cancelled_with_a_session_and_its_stream_dropped_witho
             &format!("async-cancel-{protocol:?}"),
             &["--mode", "parallel", "--delay-ms", "10000"],
         );
-        let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
-        config.protocol = protocol;
-        let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
-            .await
-            .unwrap();
-        handle.list_tools().await.unwrap();
+        let handle = async_listed(&served, protocol).await;
         let args = RawObject::parse(r#"{"text":"a b"}"#, &Limits::default()).unwrap();
         let gave_up = tokio::time::timeout(
             Duration::from_millis(200),

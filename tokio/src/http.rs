@@ -31,13 +31,27 @@ pub(crate) struct Endpoint {
     pub(crate) headers: reqwest::header::HeaderMap,
 }
 
+/// The start of a reply, owned, to cross from its task to the driver.
+struct Head {
+    status: u16,
+    content_type: Option<String>,
+    session_id: Option<String>,
+}
+
+impl Head {
+    /// What the session reads of it.
+    fn as_reply_head(&self) -> ReplyHead<'_> {
+        ReplyHead {
+            status: self.status,
+            content_type: self.content_type.as_deref(),
+            session_id: self.session_id.as_deref(),
+        }
+    }
+}
+
 /// What an exchange saw of its reply.
 enum Piece {
-    Head {
-        status: u16,
-        content_type: Option<String>,
-        session_id: Option<String>,
-    },
+    Head(Head),
     Body(bytes::Bytes),
     End,
     /// The exchange failed; `before_head` when nothing of a reply came.
@@ -82,18 +96,9 @@ impl HttpWire {
     /// Hands what `exchange` saw to the session.
     fn feed(&mut self, exchange: ExchangeId, piece: Piece, now: Instant) {
         match piece {
-            Piece::Head {
-                status,
-                content_type,
-                session_id,
-            } => {
-                let head = ReplyHead {
-                    status,
-                    content_type: content_type.as_deref(),
-                    session_id: session_id.as_deref(),
-                };
-                self.session.handle_head(exchange, head, now);
-            }
+            Piece::Head(head) => self
+                .session
+                .handle_head(exchange, head.as_reply_head(), now),
             Piece::Body(bytes) => self.session.handle_body(exchange, &bytes, now),
             Piece::End => {
                 self.live.remove(&exchange);
@@ -220,11 +225,11 @@ async fn perform(
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         };
-        let head = Piece::Head {
+        let head = Piece::Head(Head {
             status: response.status().as_u16(),
             content_type: header("content-type"),
             session_id: header("mcp-session-id"),
-        };
+        });
         seen_head = true;
         if !send(head).await {
             return Piece::End;
