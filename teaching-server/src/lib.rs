@@ -155,22 +155,23 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         return http::serve(addr, server, options);
     }
     let mut input = io::BufReader::with_capacity(64 * 1024, io::stdin());
+    let mut line = String::new();
     loop {
         if !input.buffer().contains(&b'\n') || server.out.held() >= FLUSH_BYTES {
             // Nothing more to answer without waiting, or enough for one write: what was
             // answered goes out now.
             server.out.flush();
         }
-        let mut line = String::new();
+        line.clear();
         match input.read_line(&mut line) {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        let line = line.trim_end_matches(['\n', '\r']);
+        let text = line.trim_end_matches(['\n', '\r']);
         if mode == Mode::StderrLog {
-            eprintln!("teaching server read {} bytes", line.len());
+            eprintln!("teaching server read {} bytes", text.len());
         }
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
+        let Ok(message) = serde_json::from_str::<Value>(text) else {
             server.send(
                 &json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}),
             );
@@ -251,7 +252,8 @@ impl Serve {
             }
             return;
         };
-        let params = message.get("params").cloned().unwrap_or(json!({}));
+        let empty = json!({});
+        let params = message.get("params").unwrap_or(&empty);
         let requested = params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str();
         if self.mode == Mode::Modern && method != "server/discover" && requested.is_none() {
             return self.error(
@@ -263,10 +265,10 @@ impl Serve {
         }
         match method {
             "server/discover" => self.discover(id, requested),
-            "initialize" => self.initialize(id, &params),
+            "initialize" => self.initialize(id, params),
             "ping" => self.answer(id, json!({})),
-            "tools/list" => self.list(id, &params),
-            "tools/call" => self.call(id, &params),
+            "tools/list" => self.list(id, params),
+            "tools/call" => self.call(id, params),
             _ => self.error(id, -32601, "Method not found", None),
         }
     }
