@@ -12,7 +12,7 @@ use tokio::runtime::Runtime;
 
 use crate::{
     check, config, median, percentile, process_cpu, rmcp_child, rmcp_first_call, run_ours, Options,
-    Ours, Sample, Server, WARM_UP,
+    Ours, Sample, Server, Target, WARM_UP,
 };
 
 /// The async driver as one client that waits for each call.
@@ -44,23 +44,26 @@ impl Ours for OneAtATime<'_> {
     }
 }
 
-/// The async driver's rounds in the one-at-a-time table (auto mode).
-pub(crate) fn measure_one_at_a_time(
-    server: &Server,
-    argv: &[OsString],
-    options: &Options,
-) -> Result<Sample, String> {
+/// The async driver's rounds in a one-at-a-time table (auto mode), over stdio or HTTP.
+pub(crate) fn measure_one_at_a_time(server: &Server, options: &Options) -> Result<Sample, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
     let config = config(server, ProtocolChoice::Auto);
-    let (program, args) = argv.split_first().ok_or("no server program")?;
-    let command = ServerCommand::new(program).args(args);
     run_ours(server, options, || {
-        let (handle, events) = runtime
-            .block_on(mcp_sansio_tokio::connect_stdio(&command, config.clone()))
-            .map_err(|e| e.to_string())?;
+        let connected = runtime.block_on(async {
+            match &server.target {
+                Target::Process(argv) => {
+                    let (program, args) = argv.split_first().ok_or("no server program")?;
+                    let command = ServerCommand::new(program).args(args);
+                    mcp_sansio_tokio::connect_stdio(&command, config.clone()).await
+                }
+                Target::Url(url) => mcp_sansio_tokio::connect_http(url, &[], config.clone()).await,
+            }
+            .map_err(|e| e.to_string())
+        });
+        let (handle, events) = connected?;
         Ok(OneAtATime {
             runtime: &runtime,
             handle,

@@ -60,7 +60,7 @@ enum Target {
 #[derive(Clone, Copy)]
 enum Client {
     Ours(ProtocolChoice),
-    /// The async driver (stdio only, for now), on a current-thread tokio runtime.
+    /// The async driver, on a current-thread tokio runtime, one call at a time.
     Async,
     Rmcp,
     Python,
@@ -77,9 +77,10 @@ impl Client {
         Client::Python,
     ];
 
-    const HTTP: [Client; 5] = [
+    const HTTP: [Client; 6] = [
         Client::Ours(ProtocolChoice::Auto),
         Client::Ours(ProtocolChoice::Stateful),
+        Client::Async,
         Client::Rmcp,
         Client::Python,
         Client::Floor,
@@ -104,12 +105,7 @@ impl Client {
             (Client::Ours(protocol), Target::Url(url)) => {
                 http::measure_ours(server, url, options, protocol)
             }
-            (Client::Async, Target::Process(argv)) => {
-                concurrent::measure_one_at_a_time(server, argv, options)
-            }
-            (Client::Async, Target::Url(_)) => {
-                Err(String::from("the async driver is measured over stdio"))
-            }
+            (Client::Async, _) => concurrent::measure_one_at_a_time(server, options),
             (Client::Rmcp, Target::Process(argv)) => measure_rmcp(server, argv, options),
             (Client::Rmcp, Target::Url(url)) => http::measure_rmcp(server, url, options),
             (Client::Python, target) => measure_python(server, target, options, script),

@@ -184,3 +184,31 @@ async fn closing_fails_every_waiting_call_and_ends_the_events() {
     ));
     assert!(events.recv().await.is_none());
 }
+
+#[tokio::test]
+async fn a_bad_url_or_header_is_refused_before_anything_is_sent_and_no_server_is_unreachable() {
+    let config = || config(Limits::default(), DriverLimits::default());
+    let refused = mcp_sansio_tokio::connect_http("ftp://127.0.0.1/mcp", &[], config()).await;
+    assert!(
+        matches!(refused, Err(AsyncError::InvalidUrl(_))),
+        "{refused:?}"
+    );
+    let header = [("Authorization", "Bearer a\nb")];
+    let refused = mcp_sansio_tokio::connect_http("http://127.0.0.1:1/mcp", &header, config()).await;
+    assert!(
+        matches!(refused, Err(AsyncError::InvalidHeader(_))),
+        "{refused:?}"
+    );
+    // A port nobody listens on: the system gave it out and took it back.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let refused = mcp_sansio_tokio::connect_http(&url, &[], config()).await;
+    assert!(
+        matches!(refused, Err(AsyncError::Unreachable(_))),
+        "{refused:?}"
+    );
+}
