@@ -222,6 +222,43 @@ async fn the_last_handle_dropped_ends_the_server() {
 }
 
 #[tokio::test]
+async fn a_server_that_closes_its_input_fails_the_next_operation_by_its_deadline() {
+    // It answers the handshake, then closes its input and keeps its output open in silence:
+    // the listing's write fails, and nothing may wait after that without a bound.
+    let server = Server::new("async-close-input");
+    let (handle, _events) =
+        mcp_sansio_tokio::connect_stdio(&server.command("close-input"), config(&[]))
+            .await
+            .unwrap();
+    let listed = tokio::time::timeout(DEADLINE + SLACK, handle.list_tools())
+        .await
+        .expect("the listing outlasted its deadline: a wait without a bound");
+    assert!(
+        matches!(listed, Err(AsyncError::Mcp(Error::Closed))),
+        "{listed:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_sigterm_and_eof_cannot_make_close_hang() {
+    use std::os::unix::process::ExitStatusExt;
+    let server = Server::new("async-stubborn");
+    let mut config = mcp_sansio_tokio::DriverConfig::from(config(&[]));
+    config.limits.close_grace = Duration::from_millis(200);
+    let (handle, _events) = mcp_sansio_tokio::connect_stdio(&server.command("stubborn"), config)
+        .await
+        .unwrap();
+    let pid = handle.pid().unwrap();
+    let status = tokio::time::timeout(DEADLINE + SLACK, handle.close())
+        .await
+        .expect("close hung")
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.signal(), Some(9), "{status}");
+    assert!(!process_exists(pid));
+}
+
+#[tokio::test]
 async fn a_list_change_reaches_the_events() {
     let server = Server::new("async-list-changed");
     let (handle, mut events) = connect(&server, "list-changed").await;

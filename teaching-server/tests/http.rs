@@ -146,6 +146,18 @@ async fn the_async_driver_runs_calls_at_once_in_every_revision() {
 }
 
 #[tokio::test]
+async fn through_the_async_driver_an_expired_session_is_renewed_once_and_the_call_runs_once() {
+    let served = Served::start("async-expire", &["--mode", "expire"]);
+    let handle = async_listed(&served, ProtocolChoice::Stateful).await;
+    let args = RawObject::parse(r#"{"text":"a b"}"#, &Limits::default()).unwrap();
+    let result = handle.call_tool("word_count", &args).await.unwrap();
+    assert_eq!(result.text(), "2");
+    let log = std::fs::read_to_string(&served.log).unwrap();
+    assert_eq!(log.lines().count(), 1, "the call ran once: {log}");
+    handle.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn a_dropped_call_is_cancelled_with_a_session_and_its_stream_dropped_without_one() {
     for protocol in [ProtocolChoice::Stateful, ProtocolChoice::Auto] {
         let served = Served::start(
