@@ -97,16 +97,17 @@ pub(crate) struct Waiting<T> {
 
 impl<T: Awaited + Send> Waiter for Waiting<T> {
     fn finish(self: Box<Self>, event: Event, unreachable: Option<String>) {
-        // Keyed by the operation's id, so the event is always this operation's end; a
-        // future that went away meanwhile has nobody to tell.
-        let outcome = match self.op.finished(event) {
-            Ok(Ok(output)) => Ok(output),
-            Ok(Err(Error::Http(HttpError::StreamBroken))) if unreachable.is_some() => {
-                Err(AsyncError::Unreachable(unreachable.unwrap_or_default()))
+        let outcome = match (self.op.finished(event), unreachable) {
+            (Ok(Ok(output)), _) => Ok(output),
+            (Ok(Err(Error::Http(HttpError::StreamBroken))), Some(why)) => {
+                Err(AsyncError::Unreachable(why))
             }
-            Ok(Err(error)) => Err(AsyncError::Mcp(error)),
-            Err(_) => return,
+            (Ok(Err(error)), _) => Err(AsyncError::Mcp(error)),
+            // Not this operation's end: the driver keys waiters by operation, so this cannot
+            // be; were it so, the reply dropped here still ends the future, with `Ended`.
+            (Err(_), _) => return,
         };
+        // A future that went away meanwhile has nobody to tell.
         let _ = self.reply.send(outcome);
     }
 
