@@ -259,6 +259,30 @@ async fn a_server_that_ignores_sigterm_and_eof_cannot_make_close_hang() {
 }
 
 #[tokio::test]
+async fn closing_ends_the_whole_group_grandchild_included() {
+    let server = Server::new("async-grandchild");
+    let command = server.command("grandchild").reap_orphans(true);
+    let (handle, _events) = mcp_sansio_tokio::connect_stdio(&command, config(&["word_count"]))
+        .await
+        .unwrap();
+    let grandchild: u32 = std::fs::read_to_string(server.dir.join("server.pids"))
+        .unwrap()
+        .lines()
+        .nth(1)
+        .expect("the grandchild's pid")
+        .parse()
+        .unwrap();
+    assert!(process_exists(grandchild));
+    let pid = handle.pid().unwrap();
+    handle.close().await.unwrap();
+    assert!(!process_exists(pid), "the server is left");
+    assert!(
+        !process_exists(grandchild),
+        "the grandchild is left (alive or a zombie)"
+    );
+}
+
+#[tokio::test]
 async fn a_list_change_reaches_the_events() {
     let server = Server::new("async-list-changed");
     let (handle, mut events) = connect(&server, "list-changed").await;
