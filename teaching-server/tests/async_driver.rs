@@ -265,13 +265,7 @@ async fn closing_ends_the_whole_group_grandchild_included() {
     let (handle, _events) = mcp_sansio_tokio::connect_stdio(&command, config(&["word_count"]))
         .await
         .unwrap();
-    let grandchild: u32 = std::fs::read_to_string(server.dir.join("server.pids"))
-        .unwrap()
-        .lines()
-        .nth(1)
-        .expect("the grandchild's pid")
-        .parse()
-        .unwrap();
+    let grandchild = server.grandchild_pid();
     assert!(process_exists(grandchild));
     let pid = handle.pid().unwrap();
     handle.close().await.unwrap();

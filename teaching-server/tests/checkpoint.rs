@@ -358,14 +358,7 @@ fn closing_ends_the_whole_group_grandchild_included_and_leaves_no_zombie() {
     let command = server.command("grandchild").reap_orphans(true);
     let mut client = StdioClient::spawn(&command, config(&["word_count"])).unwrap();
     client.connect().unwrap();
-    let pid_file = server.dir.join("server.pids");
-    let grandchild: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .lines()
-        .nth(1)
-        .expect("the grandchild's pid")
-        .parse()
-        .unwrap();
+    let grandchild = server.grandchild_pid();
     assert!(process_exists(grandchild));
     let pid = client.pid();
     client.close(DEADLINE).unwrap();

@@ -39,6 +39,17 @@ impl Server {
             .arg(self.dir.join("server.pids"))
     }
 
+    /// The pid of the child the `grandchild` mode started (the pid file's second line).
+    pub fn grandchild_pid(&self) -> u32 {
+        std::fs::read_to_string(self.dir.join("server.pids"))
+            .unwrap()
+            .lines()
+            .nth(1)
+            .expect("the grandchild's pid")
+            .parse()
+            .unwrap()
+    }
+
     pub fn calls(&self) -> Vec<serde_json::Value> {
         std::fs::read_to_string(&self.log)
             .unwrap_or_default()
