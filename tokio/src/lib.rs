@@ -2,14 +2,18 @@
 //! once, with its bounds and deadlines, cancellation by dropping a future, and the server
 //! process ended as the blocking transport ends it.
 //!
-//! One driver task owns the sans-io [`Client`] and the byte stream. A [`Handle`] is cheap to
+//! One driver task owns the sans-io [`Client`] (over HTTP, the [`HttpSession`] around it)
+//! and the wire: a server process's pipes ([`connect_stdio`]), Streamable HTTP
+//! ([`connect_http`]), or any byte stream ([`connect_stream`]). A [`Handle`] is cheap to
 //! clone; any number of tasks call through it at once, up to
 //! [`Limits::requests_in_flight`](mcp_sansio::Limits::requests_in_flight) (more wait for a
 //! slot: backpressure, never an unbounded queue). Each call's deadline is the core's: the
 //! runtime's timer only wakes the driver. Dropping a call's future cancels its operation
-//! (`notifications/cancelled` goes to the server). The driver ends when the last handle is
-//! dropped, on [`Handle::close`], or when the server goes; every future still waiting then
-//! resolves with an error.
+//! (`notifications/cancelled` goes to the server; in 2026-07-28 over HTTP, its reply stream
+//! is dropped). The driver ends when the last handle is dropped, on [`Handle::close`], or when
+//! the server goes; every future still waiting then resolves with an error.
+//!
+//! The whole run loop, eight calls at once from eight tasks:
 //!
 //! ```no_run
 //! use mcp_sansio::{Allowlist, Config, RawObject};
@@ -21,11 +25,13 @@
 //! let (server, mut events) = mcp_sansio_tokio::connect_stdio(&command, Config::new(allowlist)).await?;
 //! server.list_tools().await?;
 //! let args = RawObject::parse(r#"{"text":"a b c"}"#, &Default::default())?;
-//! let calls = (0..8).map(|_| {
-//!     let server = server.clone();
-//!     let args = args.clone();
-//!     tokio::spawn(async move { server.call_tool("word_count", &args).await })
-//! });
+//! let calls: Vec<_> = (0..8)
+//!     .map(|_| {
+//!         let server = server.clone();
+//!         let args = args.clone();
+//!         tokio::spawn(async move { server.call_tool("word_count", &args).await })
+//!     })
+//!     .collect();
 //! for call in calls {
 //!     println!("{}", call.await??.text());
 //! }
@@ -37,8 +43,8 @@
 //! # }
 //! ```
 //!
-//! Any byte stream works: [`connect_stream`] takes a reader and a writer (a TCP or Unix
-//! socket's halves, pipes of your own), newline-framed as over stdio.
+//! [`connect_stream`] takes a reader and a writer (a TCP or Unix socket's halves, pipes of
+//! your own), newline-framed as over stdio.
 
 use std::fmt;
 use std::io;
