@@ -190,7 +190,8 @@ struct Link {
 
 /// Events no operation waits for (notifications, late answers, list changes, the
 /// connection's failure), in order, bounded by [`DriverLimits::events_queued`]. It ends
-/// (`recv` gives `None`) once the driver has ended and every event was taken.
+/// (`recv` gives `None`) once the driver has ended and every event was taken. It is also a
+/// [`Stream`](futures_core::Stream), for `StreamExt` and the like.
 #[derive(Debug)]
 pub struct Events {
     queue: mpsc::Receiver<Event>,
@@ -214,6 +215,17 @@ impl Events {
     /// How many events were dropped because the queue was full.
     pub fn lost(&self) -> u64 {
         self.shared.events_lost.load(Ordering::Relaxed)
+    }
+}
+
+impl futures_core::Stream for Events {
+    type Item = Event;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Event>> {
+        self.queue.poll_recv(cx)
     }
 }
 
