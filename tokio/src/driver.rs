@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::{Awaited, Client, Error, Event, HttpError, Instant, Misuse, Op, OpId};
-use tokio::sync::{mpsc, oneshot, Notify, Semaphore};
+use tokio::sync::{mpsc, oneshot, Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::AsyncError;
 
@@ -93,6 +93,9 @@ pub(crate) trait Waiter: Send {
 pub(crate) struct Waiting<T> {
     pub(crate) op: Op<T>,
     pub(crate) reply: oneshot::Sender<Result<T, AsyncError>>,
+    /// The operation's slot, freed with this waiter: when the operation has ended in the
+    /// client (or the driver has).
+    pub(crate) _slot: OwnedSemaphorePermit,
 }
 
 impl<T: Awaited + Send> Waiter for Waiting<T> {
@@ -119,9 +122,10 @@ impl<T: Awaited + Send> Waiter for Waiting<T> {
 /// What the handles and the driver share.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    /// One permit per request the client may have in flight; a caller holds one until its
-    /// operation ends, so the client's table is never full when a start reaches it.
-    pub(crate) slots: Semaphore,
+    /// One permit per request the client may have in flight; each operation holds one until
+    /// it has ended in the client, so the client's table is never full when a start
+    /// reaches it.
+    pub(crate) slots: Arc<Semaphore>,
     /// Woken when a caller's future is dropped before its end.
     pub(crate) abandoned: Notify,
     /// Events dropped because the application's queue was full.
@@ -185,9 +189,8 @@ impl<W: Wire> Driver<W> {
             let deadline = self.wire.poll_timeout();
             let wake_at = deadline.map_or(clock.origin, |at| clock.at(at));
             tokio::select! {
-                // Cancellations before starts: a dropped future frees its slot only after it
-                // woke the driver, so the start that takes the slot never finds the
-                // client's table full.
+                // Cancellations first: a dropped call leaves the server's queue as soon as
+                // the driver hears of it.
                 biased;
                 () = self.shared.abandoned.notified() => {
                     let client = self.wire.client();

@@ -332,23 +332,28 @@ impl Link {
         T: Awaited + Send + 'static,
         F: FnOnce(&mut Client, Instant) -> Result<Op<T>, Misuse> + Send + 'static,
     {
-        let _slot = self
-            .shared
-            .slots
-            .acquire()
+        // The slot goes with the operation, not with this future: the driver frees it when
+        // the operation ends, so a future that is kept but no longer polled cannot hold it.
+        let slot = Arc::clone(&self.shared.slots)
+            .acquire_owned()
             .await
             .map_err(|_| AsyncError::Ended)?;
         let (reply, outcome) = oneshot::channel();
         // From here a dropped future wakes the driver, which cancels the operation if it
-        // started (a start still in the queue is cancelled when it starts). The slot is
-        // freed after that (locals drop in reverse), so the next start finds the
-        // cancellation ahead of it.
+        // started (a start still in the queue is cancelled when it starts).
         let mut answer = Answer {
             outcome,
             abandoned: &self.shared.abandoned,
         };
         let start: Start = Box::new(move |client, now| match start(client, now) {
-            Ok(op) => Some((op.id(), Box::new(Waiting { op, reply }) as Box<dyn Waiter>)),
+            Ok(op) => {
+                let waiting = Waiting {
+                    op,
+                    reply,
+                    _slot: slot,
+                };
+                Some((op.id(), Box::new(waiting) as Box<dyn Waiter>))
+            }
             Err(misuse) => {
                 driver::refused(reply, misuse);
                 None
@@ -466,7 +471,7 @@ async fn start<W: Wire>(
     let (commands, queue) = mpsc::channel(slots);
     let (events, event_queue) = mpsc::channel(config.limits.events_queued.max(1));
     let shared = Arc::new(Shared {
-        slots: Semaphore::new(slots),
+        slots: Arc::new(Semaphore::new(slots)),
         abandoned: Notify::new(),
         events_lost: AtomicU64::new(0),
         in_flight: AtomicUsize::new(0),

@@ -216,3 +216,26 @@ async fn a_bad_url_or_header_is_refused_before_anything_is_sent_and_no_server_is
         "{refused:?}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_call_kept_but_no_longer_polled_frees_its_slot_when_its_operation_ends() {
+    let mut limits = Limits::default();
+    limits.requests_in_flight = 1;
+    let (handle, _events) = connected(Calls::Silent, config(limits, DriverLimits::default())).await;
+    let arguments = words();
+    let first = handle.call_tool("word_count", &arguments);
+    tokio::pin!(first);
+    // Polled until it is under way, then kept, never polled again, never dropped.
+    assert!(tokio::time::timeout(Duration::from_millis(10), &mut first)
+        .await
+        .is_err());
+    // Its operation times out in the driver; the next call must get the one slot then,
+    // not wait for a future nobody polls.
+    let second = tokio::time::timeout(3 * DEADLINE, handle.call_tool("word_count", &arguments))
+        .await
+        .expect("the second call never got the slot");
+    assert!(
+        matches!(second, Err(AsyncError::Mcp(Error::Timeout { .. }))),
+        "{second:?}"
+    );
+}
