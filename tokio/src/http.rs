@@ -190,10 +190,7 @@ async fn perform(
     pieces: mpsc::Sender<(ExchangeId, Piece)>,
 ) {
     let exchange = request.exchange;
-    let send = |piece: Piece| {
-        let pieces = pieces.clone();
-        async move { pieces.send((exchange, piece)).await.is_ok() }
-    };
+    let send = |piece: Piece| pieces.send((exchange, piece));
     let mut seen_head = false;
     let work = async {
         let method = match request.method {
@@ -231,13 +228,13 @@ async fn perform(
             session_id: header("mcp-session-id"),
         });
         seen_head = true;
-        if !send(head).await {
+        if send(head).await.is_err() {
             return Piece::End;
         }
         loop {
             match response.chunk().await {
                 Ok(Some(bytes)) => {
-                    if !send(Piece::Body(bytes)).await {
+                    if send(Piece::Body(bytes)).await.is_err() {
                         return Piece::End;
                     }
                 }
@@ -259,5 +256,5 @@ async fn perform(
             why: format!("no complete reply within {bound:?}"),
         },
     };
-    send(last).await;
+    let _ = send(last).await;
 }
