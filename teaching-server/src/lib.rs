@@ -399,6 +399,8 @@ impl Serve {
             }
             Mode::TrueId => self.answer(&json!(true), result),
             Mode::Late if self.calls == 1 => {
+                // What was answered before goes out first, not after the delay.
+                self.out.flush();
                 std::thread::sleep(self.delay);
                 self.answer(id, result);
             }
