@@ -301,6 +301,12 @@ pub enum ProtocolViolation {
         /// The limit in force ([`Limits::notifications_before_answer`](crate::Limits)).
         limit: usize,
     },
+    /// The server did not read its input: more frames waited unsent than the limit allows,
+    /// and the server sent requests (or the client needed to send more) all the same.
+    NotReading {
+        /// The limit in force ([`Limits::unsent_bytes`](crate::Limits)).
+        limit: usize,
+    },
     /// A request from the server where the revision in use allows none.
     UnexpectedRequest,
     /// A result that lacks what its method requires, or has it in the wrong type.
@@ -369,6 +375,10 @@ impl fmt::Display for ProtocolViolation {
             ProtocolViolation::TooManyNotifications { limit } => {
                 write!(f, "more than {limit} messages arrived before an answer")
             }
+            ProtocolViolation::NotReading { limit } => write!(
+                f,
+                "it stopped reading its input: more than {limit} bytes wait unsent"
+            ),
             ProtocolViolation::UnexpectedRequest => {
                 f.write_str("it sent a request where the protocol revision allows none")
             }

@@ -100,11 +100,23 @@ pub struct Limits {
     /// forever; each attempt also waits the `retry` time the stream asked for, and all of
     /// them stay within the operation's deadline.
     pub stream_resumes: usize,
+    /// How many bytes of frames may wait for the transport to take them, beyond the one frame
+    /// being queued. Default: 16 MiB (twice the default frame limit).
+    ///
+    /// Frames wait here while the server does not read its input: the client's requests,
+    /// their cancellations, and the answers to the server's own requests (`ping`). A
+    /// server that keeps sending requests and never reads the answers would otherwise grow
+    /// this queue without end. When it already holds more than this, the next frame fails
+    /// the connection with [`ProtocolViolation::NotReading`](crate::ProtocolViolation) instead.
+    /// A transport takes frames only while its own write buffer is short, so the bytes a
+    /// server has not read wait here, under this bound.
+    pub unsent_bytes: usize,
 }
 
 impl Limits {
-    /// The values of the teaching material: 64 KiB frames, 16 notifications, 32 tools, 5 s;
-    /// the other bounds as in [`Limits::default`].
+    /// The values of the teaching material: 64 KiB frames, 16 notifications, 32 tools, 5 s,
+    /// and 256 KiB of unsent frames (four frames); the other bounds as in
+    /// [`Limits::default`].
     ///
     /// Small enough that a test reaches every bound quickly, and the figures the seed
     /// chapter's client uses, so its failure modes reproduce exactly.
@@ -122,6 +134,7 @@ impl Limits {
             sse_field_bytes: 1024,
             session_id_bytes: 1024,
             stream_resumes: 3,
+            unsent_bytes: 256 * 1024,
         }
     }
 }
@@ -141,6 +154,7 @@ impl Default for Limits {
             sse_field_bytes: 1024,
             session_id_bytes: 1024,
             stream_resumes: 3,
+            unsent_bytes: 16 * 1024 * 1024,
         }
     }
 }

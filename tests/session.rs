@@ -12,7 +12,7 @@ mod common;
 
 use common::{text_reply, Pair, TOOLS};
 use mcp_sansio::{
-    CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Misuse, ProtocolChoice,
+    CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Limits, Misuse, ProtocolChoice,
     ProtocolViolation, RequestId, ResourceBody, ServerNotification, ToolRejection,
 };
 
@@ -291,6 +291,69 @@ fn server_requests_are_answered_and_the_waiting_call_goes_on() {
     );
     pair.reply(&text_reply(id, "1"));
     assert!(pair.finished(op).is_ok());
+}
+
+/// A server that reads nothing: the transport takes no frame, and `pings` requests arrive.
+/// Returns how many arrived before the connection failed.
+fn unread_pings(pair: &mut Pair, pings: usize) -> usize {
+    for n in 0..pings {
+        if pair.client.is_failed() {
+            return n;
+        }
+        let ping = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"p{n}\",\"method\":\"ping\"}}\n");
+        pair.client.handle_input(ping.as_bytes(), pair.now);
+    }
+    pings
+}
+
+#[test]
+fn answers_a_server_never_reads_stay_under_the_unsent_bound_then_fail_the_connection() {
+    let mut limits = Limits::default();
+    limits.unsent_bytes = 1024;
+    let mut pair = Pair::connected_legacy_within(&["word_count"], TOOLS_ONLY, limits);
+    pair.list(TOOLS);
+    // Nothing waits for an answer, so no notification cap applies: each ping only queues
+    // its answer (36 bytes or so), until the queue holds more than the bound.
+    let arrived = unread_pings(&mut pair, 1000);
+    let failure = Error::Protocol(ProtocolViolation::NotReading { limit: 1024 });
+    pair.drain();
+    assert_eq!(pair.events, [Event::Failed(failure)]);
+    // Every ping but the last was answered; the answers passed the bound by one frame.
+    assert_eq!(pair.sent.len() + 1, arrived);
+    let queued: usize = pair.sent.iter().map(|frame| frame.len() + 1).sum();
+    assert!(queued > 1024 && queued <= 1024 + 41, "{queued}");
+    assert!(pair.sent.iter().all(|f| f.contains(r#""result":{}"#)));
+    // Nothing more is queued or started.
+    pair.sent.clear();
+    let args = mcp_sansio::RawObject::empty();
+    assert_eq!(
+        pair.client.call_tool("word_count", &args, pair.now),
+        Err(Misuse::ConnectionFailed)
+    );
+    pair.drain();
+    assert!(pair.sent.is_empty());
+}
+
+#[test]
+fn a_listing_whose_next_page_finds_the_queue_full_fails_with_the_unsent_bound() {
+    let mut limits = Limits::default();
+    limits.unsent_bytes = 1024;
+    limits.notifications_before_answer = usize::MAX;
+    let mut pair = Pair::connected_legacy_within(&["word_count"], TOOLS_ONLY, limits);
+    let op = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    let id = pair.last_id();
+    pair.sent.clear();
+    // Twenty-six answers (40 or 41 bytes each) take the queue past the bound; only the
+    // next frame queued finds out.
+    assert_eq!(unread_pings(&mut pair, 26), 26);
+    assert!(!pair.client.is_failed());
+    // The first page names a second one; its request has no room.
+    pair.reply(&page(id, &tool("word_count"), Some("2")));
+    let failure = Error::Protocol(ProtocolViolation::NotReading { limit: 1024 });
+    assert_eq!(pair.finished(op), Err(failure.clone()));
+    assert_eq!(pair.events, [Event::Failed(failure)]);
+    assert!(!pair.sent.iter().any(|f| f.contains("tools/list")));
 }
 
 #[test]

@@ -414,7 +414,10 @@ impl Client {
                     operation,
                     ..
                 } = request;
-                if let Err(misuse) = self.send(op, deadline, operation, next) {
+                // The operation is out of the table: if the queue is full, it ends here.
+                if let Err(error) = self.room_to_send() {
+                    self.finish(op, Err(error));
+                } else if let Err(misuse) = self.send(op, deadline, operation, next) {
                     self.finish(op, Err(misuse.into()));
                 }
             }
@@ -519,6 +522,9 @@ impl Client {
             id: request.id,
             outcome,
         });
+        if self.room_to_send().is_err() {
+            return;
+        }
         let limits = &self.config.limits;
         // Only a string id longer than the frame limit could make the answer too long; such
         // a request gets no answer.

@@ -6,7 +6,7 @@ use alloc::boxed::Box;
 
 use super::transmit::{Notice, Sent};
 use super::{Client, InFlight, Session, State};
-use crate::error::{Error, Misuse};
+use crate::error::{Error, Misuse, ProtocolViolation};
 use crate::event::{Op, OpId};
 use crate::json::write::ObjectWriter;
 use crate::message::{write_call, write_frame, write_integer_id};
@@ -139,6 +139,7 @@ impl Client {
         own_meta: Option<&str>,
         members: impl FnOnce(&mut ObjectWriter<'_>),
     ) -> Result<(), Misuse> {
+        self.room_to_send().map_err(|_| Misuse::ConnectionFailed)?;
         let method = request.method;
         let id = self.requests.next_id().ok_or(Misuse::IdsExhausted)?;
         let session_meta = match &self.state {
@@ -170,6 +171,9 @@ impl Client {
         members: Option<&dyn Fn(&mut ObjectWriter<'_>)>,
     ) {
         let method = notice.method();
+        if self.room_to_send().is_err() {
+            return;
+        }
         let limit = self.config.limits.frame_bytes;
         // A notification of this client's own is far below any frame limit a transport
         // could work with; were it not, it is dropped, never sent cut.
@@ -180,6 +184,22 @@ impl Client {
                 write_call(out, method, params);
             })
         });
+    }
+
+    /// Whether the transmit queue may take another frame. Past
+    /// [`Limits::unsent_bytes`](crate::Limits) the server is not reading its input: the
+    /// connection fails (every operation in the table ends), nothing more is queued, and the
+    /// error is returned for an operation outside the table.
+    pub(super) fn room_to_send(&mut self) -> Result<(), Error> {
+        let limit = self.config.limits.unsent_bytes;
+        if self.transmit.unsent() <= limit {
+            return Ok(());
+        }
+        let error = Error::from(ProtocolViolation::NotReading { limit });
+        if !self.is_failed() {
+            self.fail_connection(error.clone());
+        }
+        Err(error)
     }
 
     pub(super) fn queue_cancel(&mut self, id: i64, reason: &Error) {

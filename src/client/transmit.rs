@@ -61,6 +61,11 @@ impl Transmit {
         Ok(())
     }
 
+    /// How many bytes wait for the transport.
+    pub(crate) fn unsent(&self) -> usize {
+        self.bytes.len().saturating_sub(self.start)
+    }
+
     /// Appends the next frame to `out`; returns its length and what it is, or `None` if
     /// none is queued.
     pub(crate) fn pop_into(&mut self, out: &mut Vec<u8>) -> Option<(usize, Sent)> {

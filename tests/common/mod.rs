@@ -140,10 +140,21 @@ impl Pair {
     /// Connects through a legacy handshake at 2025-06-18 offering tools (and, if asked,
     /// resources and prompts).
     pub fn connected_legacy(allowed: &[&str], capabilities: &str) -> Pair {
-        let mut pair = Pair::new(Pair::config(
+        Pair::connected_legacy_within(allowed, capabilities, mcp_sansio::Limits::default())
+    }
+
+    /// As [`Pair::connected_legacy`], under `limits`.
+    pub fn connected_legacy_within(
+        allowed: &[&str],
+        capabilities: &str,
+        limits: mcp_sansio::Limits,
+    ) -> Pair {
+        let mut config = Pair::config(
             ProtocolChoice::Pinned(mcp_sansio::ProtocolVersion::V2025_06_18),
             allowed,
-        ));
+        );
+        config.limits = limits;
+        let mut pair = Pair::new(config);
         let op = pair.client.connect(pair.now).unwrap();
         pair.drain();
         let id = pair.last_id();
