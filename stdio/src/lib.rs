@@ -53,6 +53,10 @@ const STOP_CHECK_MS: u64 = 50;
 /// How many bytes one read from the server takes at most.
 const READ_CHUNK: usize = 64 * 1024;
 
+/// How many bytes of frames the transport takes from the client before it writes them (one
+/// frame more at most): a pipe's worth. The rest wait in the client.
+const WRITE_BATCH: usize = 64 * 1024;
+
 /// What went wrong, by who is at fault.
 ///
 /// Each error says its own part in `Display` and leaves the cause to
@@ -266,7 +270,11 @@ impl StdioClient {
     /// only after it, from the client's state then; a pending operation always has a
     /// deadline, and without one this returns at once instead of waiting.
     fn exchange<T>(&mut self, op: Op<T>) -> Result<(), StdioError> {
-        while self.client.poll_transmit(&mut self.outgoing).is_some() {}
+        // Frames past a batch wait in the client, under `Limits::unsent_bytes`: a server
+        // that does not read fails the connection there instead of growing this buffer.
+        while self.outgoing.len() < WRITE_BATCH
+            && self.client.poll_transmit(&mut self.outgoing).is_some()
+        {}
         self.flush()?;
         if !self.client.is_pending(op) {
             return Ok(());

@@ -189,6 +189,19 @@ pub fn serve(args: &[String]) -> Result<(), String> {
                 std::thread::sleep(Duration::from_secs(60));
             }
         }
+        if mode == Mode::Deaf && message["method"] == "tools/call" {
+            // Input is never read again: the pipe fills and the client's writes wait, while
+            // requests keep coming until a write fails.
+            server.out.flush();
+            let mut stdout = io::stdout().lock();
+            for n in 0_u64.. {
+                let ping = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"p{n}\",\"method\":\"ping\"}}\n");
+                if stdout.write_all(ping.as_bytes()).is_err() {
+                    break;
+                }
+            }
+            return Ok(());
+        }
         server.handle(&message);
     }
     server.out.flush();

@@ -52,6 +52,9 @@ pub(crate) enum Mode {
     /// Answers the handshake, closes its input (writes to it then fail), keeps its output
     /// open and never writes again.
     CloseInput,
+    /// Over stdio, in a stateful revision: at the first call, stops reading its input and
+    /// sends `ping` requests without end, never reading the answers.
+    Deaf,
     /// Lists its input schemas without `"type": "object"`, as some real servers do.
     Untyped,
     /// After the first call, adds `letter_count` to its tools and says so with
@@ -80,7 +83,7 @@ pub(crate) enum Mode {
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 33] = [
+    pub(crate) const ALL: [(&'static str, Mode); 34] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -104,6 +107,7 @@ impl Mode {
         ("legacy", Mode::Legacy),
         ("stubborn", Mode::Stubborn),
         ("close-input", Mode::CloseInput),
+        ("deaf", Mode::Deaf),
         ("untyped", Mode::Untyped),
         ("list-changed", Mode::ListChanged),
         ("support", Mode::Support),

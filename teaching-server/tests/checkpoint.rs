@@ -12,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use mcp_sansio::{
-    Error, ErrorCode, Event, Incompatible, Misuse, ProtocolChoice, ProtocolVersion,
+    Config, Error, ErrorCode, Event, Incompatible, Limits, Misuse, ProtocolChoice, ProtocolVersion,
     ProtocolViolation, RequestId,
 };
 use mcp_sansio_stdio::{StderrMode, StdioClient, StdioError};
@@ -74,10 +74,23 @@ fn negative_control_an_allowed_purchase_does_reach_the_server() {
     assert_eq!(calls[0]["name"], "place_purchase");
 }
 
+/// The configuration a failing mode runs under: the teaching one, but for `deaf`, which
+/// sends requests (pings need a stateful revision) without end. Each counts as a message
+/// before the call's answer, so the cap on those is lifted to reach the bound on unsent
+/// answers.
+fn mode_config(mode: &str) -> Config {
+    let mut config = config(&["word_count"]);
+    if mode == "deaf" {
+        config.protocol = ProtocolChoice::Stateful;
+        config.limits.notifications_before_answer = usize::MAX;
+    }
+    config
+}
+
 /// Runs one `word_count` call in `mode` and returns how it failed and how long it took.
 fn failing_call(mode: &str) -> (Error, Duration) {
     let server = Server::new(mode);
-    let mut client = StdioClient::spawn(&server.command(mode), config(&["word_count"])).unwrap();
+    let mut client = StdioClient::spawn(&server.command(mode), mode_config(mode)).unwrap();
     client.connect().unwrap();
     client.list_tools().unwrap();
     let started = Instant::now();
@@ -121,6 +134,14 @@ fn failing_modes() -> Vec<(&'static str, Check)> {
             "flood",
             Box::new(|e| {
                 *e == Error::Protocol(ProtocolViolation::TooManyNotifications { limit: 16 })
+            }),
+        ),
+        (
+            "deaf",
+            Box::new(|e| {
+                *e == Error::Protocol(ProtocolViolation::NotReading {
+                    limit: Limits::teaching().unsent_bytes,
+                })
             }),
         ),
         (
@@ -171,7 +192,7 @@ async fn every_failing_mode_ends_the_same_way_through_the_async_driver() {
     for (mode, expected) in failing_modes() {
         let server = Server::new(&format!("async-{mode}"));
         let (handle, _events) =
-            mcp_sansio_tokio::connect_stdio(&server.command(mode), config(&["word_count"]))
+            mcp_sansio_tokio::connect_stdio(&server.command(mode), mode_config(mode))
                 .await
                 .unwrap();
         handle.list_tools().await.unwrap();

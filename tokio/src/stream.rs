@@ -13,6 +13,12 @@ use crate::driver::{Clock, Wire};
 /// How many bytes one read from the server takes at most.
 const READ_CHUNK: usize = 64 * 1024;
 
+/// How many bytes of frames the wire takes from the client before it writes them (one frame
+/// more at most): a pipe's worth. The rest wait in the client, under
+/// `Limits::unsent_bytes`, so a server that does not read fails the connection there
+/// instead of growing this buffer.
+const WRITE_BATCH: usize = 64 * 1024;
+
 /// A byte stream to a server, and the client that speaks over it.
 pub(crate) struct StreamWire<R, W> {
     client: Client,
@@ -69,10 +75,16 @@ where
     }
 
     fn flush(&mut self, _clock: Clock) {
-        while self.client.poll_transmit(&mut self.outgoing).is_some() {}
         if !self.writable {
-            self.outgoing.clear();
+            // Nothing reaches the server any more: whatever the client queues is dropped.
+            while self.client.poll_transmit(&mut self.outgoing).is_some() {
+                self.outgoing.clear();
+            }
+            return;
         }
+        while self.outgoing.len() < WRITE_BATCH
+            && self.client.poll_transmit(&mut self.outgoing).is_some()
+        {}
     }
 
     async fn io(&mut self, clock: Clock) {
