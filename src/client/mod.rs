@@ -305,6 +305,10 @@ impl Client {
     /// Appends the next frame to write to the server, newline included, to `out`; returns
     /// its length, or `None` when nothing is queued. Nothing is allocated here once `out`
     /// has room.
+    ///
+    /// Take frames as fast as the server takes bytes, not faster: what a server does not read
+    /// then waits here, under [`Limits::unsent_bytes`](crate::Limits), and a server that
+    /// stops reading fails the connection instead of growing a buffer of the transport's.
     #[must_use = "a frame the client queued must be written to the server"]
     pub fn poll_transmit(&mut self, out: &mut Vec<u8>) -> Option<usize> {
         self.transmit.pop_into(out).map(|(len, _)| len)
