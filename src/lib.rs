@@ -164,6 +164,7 @@ mod frame;
 mod http;
 mod id;
 mod json;
+mod kept;
 mod limits;
 mod message;
 mod method;
@@ -195,6 +196,7 @@ pub use http::{
 };
 pub use id::RequestId;
 pub use json::{RawJson, RawObject};
+pub use kept::KeptEvents;
 pub use limits::Limits;
 pub use message::{
     encode_frame, parse_frame, FrameParser, Message, Notification, Outcome, Request, Response,

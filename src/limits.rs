@@ -111,6 +111,13 @@ pub struct Limits {
     /// A transport takes frames only while its own write buffer is short, so the bytes a
     /// server has not read wait here, under this bound.
     pub unsent_bytes: usize,
+    /// How many notifications and late answers a driver keeps for the application at once,
+    /// between its reads of them. Default: 256.
+    ///
+    /// The server decides how many of those it sends; an application that never reads them
+    /// must not hold them all. Past the bound, new ones are dropped and counted (see
+    /// [`KeptEvents`](crate::KeptEvents)); the ends of operations are always kept.
+    pub events_kept: usize,
 }
 
 impl Limits {
@@ -135,6 +142,7 @@ impl Limits {
             session_id_bytes: 1024,
             stream_resumes: 3,
             unsent_bytes: 256 * 1024,
+            events_kept: 256,
         }
     }
 }
@@ -155,6 +163,7 @@ impl Default for Limits {
             session_id_bytes: 1024,
             stream_resumes: 3,
             unsent_bytes: 16 * 1024 * 1024,
+            events_kept: 256,
         }
     }
 }

@@ -34,7 +34,8 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, ExchangeId,
-    HttpError, HttpMethod, HttpRequest, HttpSession, Instant, Misuse, Op, RawObject, ReplyHead,
+    HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Misuse, Op, RawObject,
+    ReplyHead,
 };
 
 /// The most bytes one read of a reply hands to the core.
@@ -241,7 +242,7 @@ pub struct HttpClient {
     /// Where the exchange performed on this thread reads its reply, kept between them.
     read_buf: Vec<u8>,
     aborted: Arc<Mutex<HashSet<ExchangeId>>>,
-    events: Vec<Event>,
+    events: KeptEvents,
     /// Why the last exchange that got no reply at all failed, for the error of its operation.
     unreachable: Option<String>,
 }
@@ -288,6 +289,7 @@ impl HttpClient {
             OnceResolver::new(&uri)?,
         );
         let operation_timeout = config.limits.operation_timeout;
+        let events_kept = config.limits.events_kept;
         let (jobs, job_queue) = mpsc::channel();
         let (reply_sender, replies) = mpsc::sync_channel(REPLY_QUEUE);
         Ok(HttpClient {
@@ -311,7 +313,7 @@ impl HttpClient {
             operation_timeout,
             read_buf: Vec::new(),
             aborted: Arc::new(Mutex::new(HashSet::new())),
-            events: Vec::new(),
+            events: KeptEvents::new(events_kept),
             unreachable: None,
         })
     }
@@ -353,8 +355,18 @@ impl HttpClient {
     }
 
     /// Events that no [`run`](Self::run) consumed.
+    ///
+    /// At most [`Limits::events_kept`](mcp_sansio::Limits) notifications and late answers
+    /// are kept between two calls of this; later ones are dropped and counted in
+    /// [`events_lost`](Self::events_lost). The ends of operations are always kept.
     pub fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
+        self.events.take_all()
+    }
+
+    /// How many notifications and late answers were dropped because
+    /// [`take_events`](Self::take_events) was not called often enough.
+    pub fn events_lost(&self) -> u64 {
+        self.events.lost()
     }
 
     /// Runs the handshake (finding the server's revision first under
@@ -403,22 +415,18 @@ impl HttpClient {
     pub fn run<T: Awaited>(&mut self, op: Op<T>) -> Result<T, HttpClientError> {
         loop {
             self.pump();
-            self.events
-                .extend(std::iter::from_fn(|| self.session.poll_event()));
-            let ended = self
-                .events
-                .iter()
-                .position(|e| matches!(e, Event::Finished { op: done, .. } if *done == op.id()));
-            if let Some(at) = ended {
-                let event = self.events.remove(at);
-                match op.finished(event) {
+            while let Some(event) = self.session.poll_event() {
+                self.events.push(event);
+            }
+            if let Some(ended) = self.events.take_finished(op.id()) {
+                match op.finished(ended) {
                     Ok(Ok(output)) => return Ok(output),
                     Ok(Err(Error::Http(HttpError::StreamBroken))) if self.unreachable.is_some() => {
                         let why = self.unreachable.take().unwrap_or_default();
                         return Err(HttpClientError::Unreachable(why));
                     }
                     Ok(Err(error)) => return Err(error.into()),
-                    Err(other) => self.events.insert(at, other),
+                    Err(other) => self.events.push(other),
                 }
             }
             if !self.session.client().is_pending(op) {

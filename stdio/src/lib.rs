@@ -35,8 +35,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, Misuse, Op,
-    RawObject,
+    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, KeptEvents,
+    Misuse, Op, RawObject,
 };
 use rustix::event::{poll, PollFd, PollFlags};
 #[cfg(feature = "host")]
@@ -132,7 +132,7 @@ pub struct StdioClient {
     origin: std::time::Instant,
     outgoing: Vec<u8>,
     read_buf: Vec<u8>,
-    events: Vec<Event>,
+    events: KeptEvents,
     stop: Option<Arc<AtomicBool>>,
 }
 
@@ -150,6 +150,7 @@ impl StdioClient {
         ] {
             rustix::io::ioctl_fionbio(fd, true).map_err(|e| StdioError::Spawn(e.into()))?;
         }
+        let events = KeptEvents::new(config.limits.events_kept);
         Ok(StdioClient {
             stdin: Some(stdin),
             process,
@@ -159,7 +160,7 @@ impl StdioClient {
             origin: std::time::Instant::now(),
             outgoing: Vec::new(),
             read_buf: vec![0; READ_CHUNK],
-            events: Vec::new(),
+            events,
             stop: None,
         })
     }
@@ -189,8 +190,18 @@ impl StdioClient {
 
     /// Events that no [`run`](Self::run) consumed: notifications, late answers, and the ends
     /// of operations nobody waited for.
+    ///
+    /// At most [`Limits::events_kept`](mcp_sansio::Limits) notifications and late answers
+    /// are kept between two calls of this; later ones are dropped and counted in
+    /// [`events_lost`](Self::events_lost). The ends of operations are always kept.
     pub fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
+        self.events.take_all()
+    }
+
+    /// How many notifications and late answers were dropped because
+    /// [`take_events`](Self::take_events) was not called often enough.
+    pub fn events_lost(&self) -> u64 {
+        self.events.lost()
     }
 
     /// Runs the handshake.
@@ -244,14 +255,10 @@ impl StdioClient {
                 self.events.push(event);
             }
             // The operation may have ended while another was awaited.
-            let ended = self
-                .events
-                .iter()
-                .position(|e| matches!(e, Event::Finished { op: done, .. } if *done == op.id()));
-            if let Some(at) = ended {
-                match op.finished(self.events.remove(at)) {
+            if let Some(ended) = self.events.take_finished(op.id()) {
+                match op.finished(ended) {
                     Ok(outcome) => return outcome.map_err(StdioError::Mcp),
-                    Err(other) => self.events.insert(at, other),
+                    Err(other) => self.events.push(other),
                 }
             }
             if !self.client.is_pending(op) {

@@ -281,6 +281,30 @@ fn chatter_on_stderr_or_notifications_within_the_cap_do_not_stop_a_call() {
 }
 
 #[test]
+fn notifications_nobody_takes_are_kept_up_to_the_bound_and_the_rest_counted() {
+    // Three progress notifications a call; the application never takes them between calls.
+    let server = Server::new("notify-kept");
+    let mut config = config(&["word_count"]);
+    config.limits.events_kept = 4;
+    let mut client = StdioClient::spawn(&server.command("notify"), config).unwrap();
+    client.connect().unwrap();
+    client.list_tools().unwrap();
+    for _ in 0..3 {
+        assert_eq!(
+            client.call_tool("word_count", &words()).unwrap().text(),
+            "4"
+        );
+    }
+    assert_eq!(client.events_lost(), 5);
+    let kept = client.take_events();
+    assert_eq!(kept.len(), 4, "{kept:?}");
+    // Taken, they leave room for the next call's.
+    client.call_tool("word_count", &words()).unwrap();
+    assert_eq!(client.take_events().len(), 3);
+    assert_eq!(client.events_lost(), 5);
+}
+
+#[test]
 fn two_calls_in_flight_answered_in_reverse_bind_to_the_right_requests() {
     let server = Server::new("reverse");
     let mut client = ready(&server, "reverse", &["word_count"]);

@@ -73,10 +73,6 @@ use driver::{Command, Driver, Shared, Start, Waiter, Waiting, Wire};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DriverLimits {
-    /// How many events (notifications, late answers, the connection's failure) wait for
-    /// the application at most; past it, new ones are dropped and counted
-    /// ([`Events::lost`]), never held. Default: 256.
-    pub events_queued: usize,
     /// How long the server gets to exit once its input is closed, before its process group
     /// is sent SIGTERM (then, 100 ms later, SIGKILL). Default: one second.
     pub close_grace: Duration,
@@ -85,7 +81,6 @@ pub struct DriverLimits {
 impl Default for DriverLimits {
     fn default() -> Self {
         DriverLimits {
-            events_queued: 256,
             close_grace: DEFAULT_GRACE,
         }
     }
@@ -189,7 +184,8 @@ struct Link {
 }
 
 /// Events no operation waits for (notifications, late answers, list changes, the
-/// connection's failure), in order, bounded by [`DriverLimits::events_queued`]. It ends
+/// connection's failure), in order, at most [`Limits::events_kept`](mcp_sansio::Limits) of
+/// them (past it, new ones are dropped and counted in [`lost`](Self::lost)). It ends
 /// (`recv` gives `None`) once the driver has ended and every event was taken. It is also a
 /// [`Stream`](futures_core::Stream), for `StreamExt` and the like.
 #[derive(Debug)]
@@ -469,7 +465,7 @@ async fn start<W: Wire>(
 ) -> Result<(Handle, Events), AsyncError> {
     let slots = config.config.limits.requests_in_flight.max(1);
     let (commands, queue) = mpsc::channel(slots);
-    let (events, event_queue) = mpsc::channel(config.limits.events_queued.max(1));
+    let (events, event_queue) = mpsc::channel(config.config.limits.events_kept.max(1));
     let shared = Arc::new(Shared {
         slots: Arc::new(Semaphore::new(slots)),
         abandoned: Notify::new(),

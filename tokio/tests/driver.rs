@@ -140,11 +140,11 @@ async fn a_full_request_table_makes_callers_wait_and_none_is_refused() {
 
 #[tokio::test]
 async fn events_past_the_queue_bound_are_dropped_and_counted_never_held() {
-    let mut driver = DriverLimits::default();
-    driver.events_queued = 2;
+    let mut limits = Limits::default();
+    limits.events_kept = 2;
     let (handle, mut events) = connected(
         Calls::Answer { notifications: 5 },
-        config(Limits::default(), driver),
+        config(limits, DriverLimits::default()),
     )
     .await;
     assert_eq!(

@@ -1,0 +1,143 @@
+//! The events a blocking driver keeps for its application between operations, bounded where
+//! the server decides how many there are.
+
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+
+use crate::event::{Event, OpId};
+
+/// Events a driver took from the [`Client`](crate::Client) and keeps until the application
+/// asks: the end of an operation it has not awaited yet, notifications, late answers, the
+/// connection's failure.
+///
+/// The application decides how many operations it starts, so every
+/// [`Event::Finished`] (and the one [`Event::Failed`]) is kept. The server decides how many
+/// notifications and late answers it sends, so at most
+/// [`Limits::events_kept`](crate::Limits) of those are held at once; later ones are dropped
+/// and counted in [`lost`](Self::lost), until the application takes what is kept.
+///
+/// ```
+/// use mcp_sansio::{Event, KeptEvents, RequestId};
+///
+/// let mut kept = KeptEvents::new(2);
+/// for id in 1..=3 {
+///     kept.push(Event::LateResponse { id: RequestId::from(id) });
+/// }
+/// assert_eq!(kept.lost(), 1);
+/// assert_eq!(kept.take_all().len(), 2);
+/// // Taken, they make room again.
+/// kept.push(Event::LateResponse { id: RequestId::from(4) });
+/// assert_eq!(kept.take_all().len(), 1);
+/// ```
+#[derive(Debug, Default)]
+pub struct KeptEvents {
+    events: VecDeque<Event>,
+    /// How many of `events` the server sent unasked.
+    unasked: usize,
+    limit: usize,
+    lost: u64,
+}
+
+impl KeptEvents {
+    /// An empty store that holds at most `limit` notifications and late answers at once.
+    pub fn new(limit: usize) -> Self {
+        KeptEvents {
+            limit,
+            ..KeptEvents::default()
+        }
+    }
+
+    /// Keeps `event`, unless it is one the server sent unasked and `limit` of those are
+    /// held already; then it is dropped and counted.
+    pub fn push(&mut self, event: Event) {
+        let unasked = unasked(&event);
+        if unasked {
+            if self.unasked >= self.limit {
+                self.lost = self.lost.saturating_add(1);
+                return;
+            }
+            self.unasked += 1;
+        }
+        self.events.push_back(event);
+    }
+
+    /// Takes the event that ended `op`, if it is kept.
+    pub fn take_finished(&mut self, op: OpId) -> Option<Event> {
+        let at = self
+            .events
+            .iter()
+            .position(|e| matches!(e, Event::Finished { op: done, .. } if *done == op))?;
+        self.events.remove(at)
+    }
+
+    /// Takes every kept event, in the order they came.
+    pub fn take_all(&mut self) -> Vec<Event> {
+        self.unasked = 0;
+        self.events.drain(..).collect()
+    }
+
+    /// How many notifications and late answers were dropped for want of room, in all.
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+}
+
+/// Whether the server sent `event` without being asked for it.
+fn unasked(event: &Event) -> bool {
+    matches!(event, Event::Notification(_) | Event::LateResponse { .. })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use crate::RequestId;
+
+    fn late(id: i64) -> Event {
+        Event::LateResponse {
+            id: RequestId::from(id),
+        }
+    }
+
+    fn finished(op: u64) -> Event {
+        Event::Finished {
+            op: OpId(op),
+            outcome: Err(Error::Cancelled),
+        }
+    }
+
+    #[test]
+    fn the_ends_of_operations_are_always_kept_and_what_the_server_sends_is_bounded() {
+        let mut kept = KeptEvents::new(2);
+        kept.push(late(1));
+        kept.push(finished(7));
+        kept.push(late(2));
+        kept.push(late(3));
+        kept.push(finished(8));
+        kept.push(Event::Failed(Error::Closed));
+        assert_eq!(kept.lost(), 1);
+        assert!(
+            matches!(kept.take_finished(OpId(8)), Some(Event::Finished { op, .. }) if op == OpId(8))
+        );
+        assert!(kept.take_finished(OpId(8)).is_none());
+        // Taking an operation's end frees no room for the server's events.
+        kept.push(late(4));
+        assert_eq!(kept.lost(), 2);
+        assert_eq!(
+            kept.take_all(),
+            [late(1), finished(7), late(2), Event::Failed(Error::Closed)]
+        );
+        kept.push(late(5));
+        assert_eq!(kept.take_all(), [late(5)]);
+        assert_eq!(kept.lost(), 2);
+    }
+
+    #[test]
+    fn a_limit_of_zero_keeps_only_what_the_application_asked_for() {
+        let mut kept = KeptEvents::new(0);
+        kept.push(late(1));
+        kept.push(finished(1));
+        assert_eq!(kept.take_all(), [finished(1)]);
+        assert_eq!(kept.lost(), 1);
+    }
+}
