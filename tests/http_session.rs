@@ -789,3 +789,42 @@ fn the_get_stream_brings_what_belongs_to_no_request_and_is_asked_for_within_boun
     assert_eq!(gets(&h), 2 + Limits::default().stream_resumes);
     assert_eq!(h.http.poll_timeout(), None);
 }
+
+#[test]
+fn answers_a_server_does_not_take_open_a_bounded_number_of_exchanges_and_the_rest_wait() {
+    // The GET stream brings 300 pings; the server holds each answer's POST open.
+    let mut server = LegacyServer::new();
+    let pings: String = (0..300)
+        .map(|n| {
+            let ping = json!({"jsonrpc": "2.0", "id": format!("p{n}"), "method": "ping"});
+            format!("data: {ping}\n\n")
+        })
+        .collect();
+    server.listen = Some(pings);
+    let mut config = config(ProtocolChoice::Stateful);
+    config.limits.requests_in_flight = 4;
+    let mut h = Harness::new(config);
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    let is_answer =
+        |r: &HttpRequest| r.method == HttpMethod::Post && body(r).get("result").is_some();
+    h.run(&mut |r| if is_answer(r) { None } else { server.reply(r) });
+    h.outcome(connect).unwrap();
+    let answers = |h: &Harness| -> Vec<ExchangeId> {
+        h.log
+            .iter()
+            .filter(|r| is_answer(r))
+            .map(|r| r.exchange)
+            .collect()
+    };
+    // Twice the requests in flight; the other answers wait in the client (under its
+    // unsent bound, which 300 small answers do not reach).
+    let open = answers(&h);
+    assert_eq!(open.len(), 8);
+    assert!(!h.http.client().is_failed());
+    // As the server ends them, as many more go out.
+    for exchange in open {
+        h.feed(exchange, &accepted());
+    }
+    h.run(&mut |r| if is_answer(r) { None } else { server.reply(r) });
+    assert_eq!(answers(&h).len(), 16);
+}

@@ -365,6 +365,12 @@ impl HttpSession {
                     self.route(sent, body);
                 }
             }
+            if self.exchanges.len() >= self.limits.requests_in_flight.saturating_mul(2) {
+                // What the client queued waits there, under `Limits::unsent_bytes`: a server
+                // that takes POSTs and never ends them (answers to its own pings, say)
+                // cannot make the session open exchanges without end.
+                return;
+            }
             self.frame.clear();
             let Some(sent) = self.client.poll_sent(&mut self.frame) else {
                 return;
