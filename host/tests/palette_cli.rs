@@ -101,6 +101,59 @@ fn eval_prints_recall_with_its_interval_overall_and_per_kind() {
 }
 
 #[test]
+fn files_written_on_windows_read_the_same() {
+    // A byte order mark first and CRLF line ends, in both files.
+    let windows = |text: &str| format!("\u{feff}{}", text.replace('\n', "\r\n"));
+    let run = |catalog: &str, queries: &str| {
+        let catalog = write(&format!("win-{}.json", catalog.len()), catalog);
+        let queries = write(&format!("win-{}.jsonl", queries.len()), queries);
+        palette(&[
+            "eval",
+            "--catalog",
+            catalog.to_str().unwrap(),
+            "--queries",
+            queries.to_str().unwrap(),
+        ])
+    };
+    let plain = run(CATALOG, QUERIES);
+    assert_eq!(plain.0, Some(0), "{}", plain.2);
+    assert_eq!(run(&windows(CATALOG), &windows(QUERIES)), plain);
+}
+
+#[test]
+fn an_expected_tool_the_catalog_leaves_out_is_a_miss_not_a_failed_measure() {
+    // Listed, but with a name no client accepts: quarantined, so no ranker can return it.
+    let catalog = write(
+        "leftout.json",
+        &CATALOG.replace(
+            r#"{"name":"get_alerts""#,
+            r#"{"name":"bad name","description":"Not a valid tool name.","inputSchema":{"type":"object"}},
+  {"name":"get_alerts""#,
+        ),
+    );
+    let queries = write(
+        "leftout.jsonl",
+        "{\"query\":\"a bad name\",\"expect\":[[\"weather\",\"bad name\"]]}\n\
+         {\"query\":\"read the file README\",\"expect\":[[\"files\",\"read_file\"]]}\n",
+    );
+    let (code, out, err) = palette(&[
+        "eval",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--queries",
+        queries.to_str().unwrap(),
+        "--k",
+        "1",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "recall@1 0.500 [0.095, 0.905] n=2\n");
+    assert!(
+        err.contains("weather/bad name is left out of the catalog"),
+        "{err}"
+    );
+}
+
+#[test]
 fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
     let catalog = write("bad.json", CATALOG);
     let missing = write(
