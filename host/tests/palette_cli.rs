@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const CATALOG: &str = r#"{"servers":[
@@ -39,6 +39,19 @@ fn palette(args: &[&str]) -> (Option<i32>, String, String) {
         String::from_utf8(output.stdout).unwrap(),
         String::from_utf8(output.stderr).unwrap(),
     )
+}
+
+/// `mcp-palette eval` of `queries` against `catalog`, with `more` arguments.
+fn eval(catalog: &Path, queries: &Path, more: &[&str]) -> (Option<i32>, String, String) {
+    let mut args = vec![
+        "eval",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--queries",
+        queries.to_str().unwrap(),
+    ];
+    args.extend_from_slice(more);
+    palette(&args)
 }
 
 #[test]
@@ -77,15 +90,7 @@ fn rank_prints_server_tool_and_score_best_first() {
 fn eval_prints_recall_with_its_interval_overall_and_per_kind() {
     let catalog = write("eval.json", CATALOG);
     let queries = write("eval.jsonl", QUERIES);
-    let (code, out, err) = palette(&[
-        "eval",
-        "--catalog",
-        catalog.to_str().unwrap(),
-        "--queries",
-        queries.to_str().unwrap(),
-        "--k",
-        "1,5",
-    ]);
+    let (code, out, err) = eval(&catalog, &queries, &["--k", "1,5"]);
     assert_eq!(code, Some(0), "{err}");
     // Overall, then each kind, one line per k. BM25 finds the literal request and misses
     // the paraphrases, which share no word with their tools: what semantic ranking is for.
@@ -107,13 +112,7 @@ fn files_written_on_windows_read_the_same() {
     let run = |catalog: &str, queries: &str| {
         let catalog = write(&format!("win-{}.json", catalog.len()), catalog);
         let queries = write(&format!("win-{}.jsonl", queries.len()), queries);
-        palette(&[
-            "eval",
-            "--catalog",
-            catalog.to_str().unwrap(),
-            "--queries",
-            queries.to_str().unwrap(),
-        ])
+        eval(&catalog, &queries, &[])
     };
     let plain = run(CATALOG, QUERIES);
     assert_eq!(plain.0, Some(0), "{}", plain.2);
@@ -136,15 +135,7 @@ fn an_expected_tool_the_catalog_leaves_out_is_a_miss_not_a_failed_measure() {
         "{\"query\":\"a bad name\",\"expect\":[[\"weather\",\"bad name\"]]}\n\
          {\"query\":\"read the file README\",\"expect\":[[\"files\",\"read_file\"]]}\n",
     );
-    let (code, out, err) = palette(&[
-        "eval",
-        "--catalog",
-        catalog.to_str().unwrap(),
-        "--queries",
-        queries.to_str().unwrap(),
-        "--k",
-        "1",
-    ]);
+    let (code, out, err) = eval(&catalog, &queries, &["--k", "1"]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out, "recall@1 0.500 [0.095, 0.905] n=2\n");
     assert!(
@@ -160,13 +151,7 @@ fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
         "missing.jsonl",
         r#"{"query":"x","expect":[["files","delete_file"]]}"#,
     );
-    let (code, _, err) = palette(&[
-        "eval",
-        "--catalog",
-        catalog.to_str().unwrap(),
-        "--queries",
-        missing.to_str().unwrap(),
-    ]);
+    let (code, _, err) = eval(&catalog, &missing, &[]);
     assert_eq!(code, Some(2));
     assert!(
         err.contains("files/delete_file, which the catalog does not hold"),
@@ -177,13 +162,7 @@ fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
     assert_eq!(code, Some(2));
     assert!(err.contains("no \"servers\" array"), "{err}");
     let bad_line = write("badline.jsonl", "{\"query\":\"x\"}\n");
-    let (code, _, err) = palette(&[
-        "eval",
-        "--catalog",
-        catalog.to_str().unwrap(),
-        "--queries",
-        bad_line.to_str().unwrap(),
-    ]);
+    let (code, _, err) = eval(&catalog, &bad_line, &[]);
     assert_eq!(code, Some(2));
     assert!(err.contains("line 1"), "{err}");
 }
