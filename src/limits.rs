@@ -67,8 +67,8 @@ pub struct Limits {
     /// with [`Misuse::TooManyInFlight`](crate::Misuse::TooManyInFlight), before anything is
     /// sent. Over Streamable HTTP, where every message is an exchange of its own (answers to
     /// the server's requests and notifications too), an [`HttpSession`](crate::HttpSession)
-    /// keeps at most twice this many exchanges open; what the client queues past that waits
-    /// in it, under [`unsent_bytes`](Self::unsent_bytes).
+    /// keeps at most twice this many exchanges open (at least two); what the client queues
+    /// past that waits in it, under [`unsent_bytes`](Self::unsent_bytes).
     pub requests_in_flight: usize,
     /// How many abandoned request ids (timed out or cancelled) are remembered, so that their
     /// late answers are recognised as late. Default: 256.

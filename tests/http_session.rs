@@ -828,3 +828,16 @@ fn answers_a_server_does_not_take_open_a_bounded_number_of_exchanges_and_the_res
     h.run(&mut |r| if is_answer(r) { None } else { server.reply(r) });
     assert_eq!(answers(&h).len(), 16);
 }
+
+#[test]
+fn a_table_of_no_requests_still_lets_the_handshake_out() {
+    // No calls may wait at once, but the session's own messages still go out, one exchange
+    // at a time.
+    let mut server = LegacyServer::new();
+    let mut config = config(ProtocolChoice::Stateful);
+    config.limits.requests_in_flight = 0;
+    let mut h = Harness::new(config);
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    h.run(&mut |r| server.reply(r));
+    assert_eq!(h.outcome(connect).unwrap().version.as_str(), "2025-11-25");
+}

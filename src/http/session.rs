@@ -365,7 +365,8 @@ impl HttpSession {
                     self.route(sent, body);
                 }
             }
-            if self.exchanges.len() >= self.limits.requests_in_flight.saturating_mul(2) {
+            // At least two, so that a table of no requests still lets the handshake out.
+            if self.exchanges.len() >= self.limits.requests_in_flight.max(1).saturating_mul(2) {
                 // What the client queued waits there, under `Limits::unsent_bytes`: a server
                 // that takes POSTs and never ends them (answers to its own pings, say)
                 // cannot make the session open exchanges without end.
