@@ -5,23 +5,44 @@ use std::fmt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use mcp_sansio::{Allowlist, Config, Event, ListKind, ServerNotification};
+use mcp_sansio::{
+    Allowlist, CallToolResult, Catalog, Config, Event, ListKind, RawObject, ServerNotification,
+};
 use mcp_sansio_host::{
     Observation, Palette, PaletteConfig, PaletteError, Provider, ToolIndex, SEARCH_TOOL,
 };
+use mcp_sansio_http::{HttpClient, HttpClientError};
 use serde_json::Value;
 
 use crate::{ServerCommand, StdioClient, StdioError};
 
-/// One server for a [`Host`] to start: its id in the palette (which may prefix its tools'
-/// names), how to start it, and the client's configuration, allowlist included.
+/// Where a [`Host`]'s server is: a process the host starts, or an endpoint it reaches.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServerAt {
+    /// A local server the host starts in its own process group and ends, group and all, on
+    /// [`Host::close`].
+    Process(ServerCommand),
+    /// A Streamable HTTP endpoint (`http://`, or `https://` with `mcp-sansio-http`'s
+    /// `rustls` feature), in whichever revision the configuration's protocol choice finds.
+    Url {
+        /// The MCP endpoint, such as `http://127.0.0.1:8000/mcp`.
+        url: String,
+        /// Headers of the application's (a bearer token), sent with every request to this
+        /// URL and nowhere else: redirects are not followed.
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// One server for a [`Host`]: its id in the palette (which may prefix its tools' names),
+/// where it is, and the client's configuration, allowlist included.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct HostServer {
     /// The server's id: 1 to 32 characters from `A-Z a-z 0-9 _ -`.
     pub id: String,
-    /// How to start it.
-    pub command: ServerCommand,
+    /// Where it is.
+    pub at: ServerAt,
     /// The client's configuration; its allowlist decides what of this server is offered.
     pub config: Config,
 }
@@ -31,7 +52,28 @@ impl HostServer {
     pub fn new(id: impl Into<String>, command: ServerCommand, config: Config) -> Self {
         HostServer {
             id: id.into(),
-            command,
+            at: ServerAt::Process(command),
+            config,
+        }
+    }
+
+    /// Server `id`, reached over Streamable HTTP at `url` with the application's `headers`
+    /// (none, or a bearer token), spoken to under `config`.
+    pub fn http<N: Into<String>, V: Into<String>>(
+        id: impl Into<String>,
+        url: impl Into<String>,
+        headers: impl IntoIterator<Item = (N, V)>,
+        config: Config,
+    ) -> Self {
+        HostServer {
+            id: id.into(),
+            at: ServerAt::Url {
+                url: url.into(),
+                headers: headers
+                    .into_iter()
+                    .map(|(name, value)| (name.into(), value.into()))
+                    .collect(),
+            },
             config,
         }
     }
@@ -57,8 +99,12 @@ impl fmt::Display for ServerFailure {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum HostError {
-    /// Starting it, the handshake or the listing failed, or it went away.
+    /// A server the host started: starting it, the handshake or the listing failed, or it
+    /// went away.
     Stdio(StdioError),
+    /// A server at a URL: its address or headers are invalid, it could not be reached, or
+    /// the handshake, the listing or the session failed.
+    Http(HttpClientError),
     /// Its catalog could not join the palette.
     Palette(PaletteError),
 }
@@ -75,6 +121,7 @@ impl fmt::Display for HostError {
                 }
                 Ok(())
             }
+            HostError::Http(e) => e.fmt(f),
             HostError::Palette(e) => e.fmt(f),
         }
     }
@@ -82,8 +129,21 @@ impl fmt::Display for HostError {
 
 impl std::error::Error for HostError {}
 
-/// Many servers, one palette: each started in its own process group, each call routed to
-/// the server behind its tool, and every group ended on [`close`](Host::close) (or drop).
+impl HostError {
+    /// The protocol layer's error, when that is what this is.
+    fn mcp(&self) -> Option<&mcp_sansio::Error> {
+        match self {
+            HostError::Stdio(StdioError::Mcp(e)) | HostError::Http(HttpClientError::Mcp(e)) => {
+                Some(e)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Many servers, one palette: local ones each started in its own process group, remote ones
+/// reached over Streamable HTTP, each call routed to the server behind its tool, and every
+/// process group and HTTP session ended on [`close`](Host::close) (or drop).
 ///
 /// A server that fails to start, to connect or to list its tools is reported by
 /// [`start`](Host::start) and left out; one that dies later is reported by
@@ -100,15 +160,15 @@ pub struct Host {
 /// A server in the host, with the allowlist its catalog is read under.
 #[derive(Debug)]
 struct Joined {
-    client: StdioClient,
+    link: Link,
     allowlist: Allowlist,
     /// The deadline each of its calls is sent under.
     timeout: Duration,
 }
 
 impl Host {
-    /// Starts every server (all processes first, so that they start together), then
-    /// connects to each and lists its tools into one palette, in the order given.
+    /// Starts every local server (all processes first, so that they start together), then
+    /// connects to each server and lists its tools into one palette, in the order given.
     pub fn start(
         servers: impl IntoIterator<Item = HostServer>,
         palette: PaletteConfig,
@@ -125,38 +185,33 @@ impl Host {
         for server in servers {
             let allowlist = server.config.allowlist.clone();
             let timeout = server.config.limits.operation_timeout;
-            match StdioClient::spawn(&server.command, server.config) {
-                Ok(client) => started.push((
+            match Link::open(server.at, server.config) {
+                Ok(link) => started.push((
                     server.id,
                     Joined {
-                        client,
+                        link,
                         allowlist,
                         timeout,
                     },
                 )),
-                Err(e) => failures.push(ServerFailure {
+                Err(error) => failures.push(ServerFailure {
                     id: server.id,
-                    error: HostError::Stdio(e),
+                    error,
                 }),
             }
         }
         for (id, mut server) in started {
-            let joined = server
-                .client
-                .connect()
-                .and_then(|_| server.client.list_tools())
-                .map_err(HostError::Stdio)
-                .and_then(|catalog| {
-                    host.palette
-                        .set_server(&id, &server.allowlist, &catalog)
-                        .map_err(HostError::Palette)
-                });
+            let joined = server.link.connect_and_list().and_then(|catalog| {
+                host.palette
+                    .set_server(&id, &server.allowlist, &catalog)
+                    .map_err(HostError::Palette)
+            });
             match joined {
                 Ok(_) => {
                     host.servers.insert(id, server);
                 }
                 Err(error) => {
-                    let _ = server.client.close(crate::DEFAULT_GRACE);
+                    let _ = server.link.close(crate::DEFAULT_GRACE);
                     failures.push(ServerFailure { id, error });
                 }
             }
@@ -183,9 +238,9 @@ impl Host {
         self.palette.offer_disclosed(provider)
     }
 
-    /// The process id of server `id`, while it is in the host.
+    /// The process id of server `id`, while it is in the host and if the host started it.
     pub fn pid(&self, id: &str) -> Option<u32> {
-        self.servers.get(id).map(|server| server.client.pid())
+        self.servers.get(id).and_then(|server| server.link.pid())
     }
 
     /// Runs the model's call of `name` with argument text `arguments`, and says what the
@@ -214,25 +269,22 @@ impl Host {
         let Some(server) = self.servers.get_mut(&id) else {
             return Observation::lost(name, &"its server has left");
         };
-        let (observation, gone) = match server.client.call_tool(dispatch.tool, &dispatch.arguments)
-        {
+        let (observation, gone) = match server.link.call_tool(dispatch.tool, &dispatch.arguments) {
             Ok(result) => (self.palette.observe(name, &result), None),
-            Err(StdioError::Mcp(mcp_sansio::Error::Timeout { .. })) => {
-                (Observation::timed_out(name, server.timeout), None)
-            }
-            Err(StdioError::Mcp(error)) => {
-                let observation = Observation::failed(name, &error);
-                let gone =
-                    matches!(error, mcp_sansio::Error::Closed).then_some(StdioError::Mcp(error));
-                (observation, gone)
-            }
-            Err(other) => {
-                let observation = Observation::lost(name, &other);
-                (
-                    observation,
-                    matches!(other, StdioError::Io(_)).then_some(other),
-                )
-            }
+            Err(error) => match error.mcp() {
+                Some(mcp_sansio::Error::Timeout { .. }) => {
+                    (Observation::timed_out(name, server.timeout), None)
+                }
+                Some(mcp) => {
+                    let observation = Observation::failed(name, mcp);
+                    (
+                        observation,
+                        matches!(mcp, mcp_sansio::Error::Closed).then_some(error),
+                    )
+                }
+                // The pipes failed or the server could not be reached: it is gone.
+                None => (Observation::lost(name, &error), Some(error)),
+            },
         };
         self.after_call(&id, gone);
         observation
@@ -240,22 +292,22 @@ impl Host {
 
     /// Looks at what server `id` said besides the answer: a list change is listed again; a
     /// server that is `gone`, or whose connection failed, leaves the host.
-    fn after_call(&mut self, id: &str, mut gone: Option<StdioError>) {
+    fn after_call(&mut self, id: &str, mut gone: Option<HostError>) {
         let Some(server) = self.servers.get_mut(id) else {
             return;
         };
         let mut relist = false;
-        for event in server.client.take_events() {
+        for event in server.link.take_events() {
             match event {
                 Event::Notification(ServerNotification::ListChanged(ListKind::Tools)) => {
                     relist = true;
                 }
-                Event::Failed(error) => gone = Some(StdioError::Mcp(error)),
+                Event::Failed(error) => gone = Some(server.link.failed(error)),
                 _ => {}
             }
         }
         if gone.is_none() && relist {
-            match server.client.list_tools() {
+            match server.link.list_tools() {
                 Ok(catalog) => {
                     if let Err(e) = self.palette.set_server(id, &server.allowlist, &catalog) {
                         self.drop_server(id, HostError::Palette(e));
@@ -266,7 +318,7 @@ impl Host {
             }
         }
         if let Some(error) = gone {
-            self.drop_server(id, HostError::Stdio(error));
+            self.drop_server(id, error);
         }
     }
 
@@ -274,7 +326,7 @@ impl Host {
         self.palette.remove_server(id);
         self.index = ToolIndex::bm25(&self.palette);
         if let Some(server) = self.servers.remove(id) {
-            let _ = server.client.close(crate::DEFAULT_GRACE);
+            let _ = server.link.close(crate::DEFAULT_GRACE);
         }
         self.failures.push(ServerFailure {
             id: id.to_owned(),
@@ -287,12 +339,103 @@ impl Host {
         std::mem::take(&mut self.failures)
     }
 
-    /// Ends every server's process group (each given `grace` to exit after its input closes)
-    /// and says how each ended.
-    pub fn close(self, grace: Duration) -> Vec<(String, Result<ExitStatus, StdioError>)> {
+    /// Ends every server: a local one's process group (given `grace` to exit after its input
+    /// closes), a remote one's session (`DELETE` where it has one). Says how each ended: a
+    /// local server's exit status, `None` for a remote one.
+    pub fn close(self, grace: Duration) -> Vec<(String, Result<Option<ExitStatus>, StdioError>)> {
         self.servers
             .into_iter()
-            .map(|(id, server)| (id, server.client.close(grace)))
+            .map(|(id, server)| (id, server.link.close(grace)))
             .collect()
+    }
+}
+
+/// The transport a joined server is spoken to over (boxed: each client holds its buffers
+/// inline, and the two differ in size).
+#[derive(Debug)]
+enum Link {
+    Process(Box<StdioClient>),
+    Http(Box<HttpClient>),
+}
+
+impl Link {
+    /// Starts the process, or makes the HTTP client (nothing is sent yet).
+    fn open(at: ServerAt, config: Config) -> Result<Link, HostError> {
+        match at {
+            ServerAt::Process(command) => StdioClient::spawn(&command, config)
+                .map(|client| Link::Process(Box::new(client)))
+                .map_err(HostError::Stdio),
+            ServerAt::Url { url, headers } => HttpClient::new(&url, config)
+                .and_then(|client| {
+                    headers
+                        .iter()
+                        .try_fold(client, |client, (name, value)| client.header(name, value))
+                })
+                .map(|client| Link::Http(Box::new(client)))
+                .map_err(HostError::Http),
+        }
+    }
+
+    fn connect_and_list(&mut self) -> Result<Catalog, HostError> {
+        match self {
+            Link::Process(client) => client
+                .connect()
+                .and_then(|_| client.list_tools())
+                .map_err(HostError::Stdio),
+            Link::Http(client) => client
+                .connect()
+                .and_then(|_| client.list_tools())
+                .map_err(HostError::Http),
+        }
+    }
+
+    fn list_tools(&mut self) -> Result<Catalog, HostError> {
+        match self {
+            Link::Process(client) => client.list_tools().map_err(HostError::Stdio),
+            Link::Http(client) => client.list_tools().map_err(HostError::Http),
+        }
+    }
+
+    fn call_tool(
+        &mut self,
+        tool: &str,
+        arguments: &RawObject,
+    ) -> Result<CallToolResult, HostError> {
+        match self {
+            Link::Process(client) => client.call_tool(tool, arguments).map_err(HostError::Stdio),
+            Link::Http(client) => client.call_tool(tool, arguments).map_err(HostError::Http),
+        }
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        match self {
+            Link::Process(client) => client.take_events(),
+            Link::Http(client) => client.take_events(),
+        }
+    }
+
+    /// The connection's failure, as this transport reports it.
+    fn failed(&self, error: mcp_sansio::Error) -> HostError {
+        match self {
+            Link::Process(_) => HostError::Stdio(StdioError::Mcp(error)),
+            Link::Http(_) => HostError::Http(HttpClientError::Mcp(error)),
+        }
+    }
+
+    fn pid(&self) -> Option<u32> {
+        match self {
+            Link::Process(client) => Some(client.pid()),
+            Link::Http(_) => None,
+        }
+    }
+
+    fn close(self, grace: Duration) -> Result<Option<ExitStatus>, StdioError> {
+        match self {
+            Link::Process(client) => client.close(grace).map(Some),
+            Link::Http(client) => {
+                client.close();
+                Ok(None)
+            }
+        }
     }
 }

@@ -418,19 +418,19 @@ fn mcp_call_unstarted(args: &[&str]) -> (Option<i32>, String, String) {
     ended(output)
 }
 
-#[test]
-#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
-fn one_host_over_every_real_peer_routes_each_call_and_refuses_bad_arguments() {
+/// The three peers as one host's servers: `py2`, `py1`, `everything`.
+const HOST_PEERS: [(&str, Peer); 3] = [
+    ("py2", Peer::Python2),
+    ("py1", Peer::Python1),
+    ("everything", Peer::Everything),
+];
+
+/// A host over `servers` (the peers of [`HOST_PEERS`], wherever they are): the palette
+/// routes each tool to its peer, each call gets its peer's answer, and arguments the
+/// peer's schema refuses are refused before sending.
+fn host_routes_each_call(servers: Vec<mcp_sansio_stdio::HostServer>) -> mcp_sansio_stdio::Host {
     use mcp_sansio_host::{PaletteConfig, Provider};
-    use mcp_sansio_stdio::{Host, HostServer};
-    let peers = [
-        ("py2", Peer::Python2),
-        ("py1", Peer::Python1),
-        ("everything", Peer::Everything),
-    ];
-    let servers = peers
-        .map(|(id, peer)| HostServer::new(id, peer.command(), config(peer, ProtocolChoice::Auto)));
-    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    let (mut host, failures) = mcp_sansio_stdio::Host::start(servers, PaletteConfig::default());
     assert!(failures.is_empty(), "{failures:?}");
     let routes: Vec<(String, String, String)> = host
         .palette()
@@ -467,16 +467,66 @@ fn one_host_over_every_real_peer_routes_each_call_and_refuses_bad_arguments() {
         refused.text(),
         "not called: argument 'message' must be a string"
     );
-    let pgids: Vec<u32> = ["py2", "py1", "everything"]
+    host
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn one_host_over_every_real_peer_routes_each_call_and_refuses_bad_arguments() {
+    use mcp_sansio_stdio::HostServer;
+    let servers = HOST_PEERS
+        .map(|(id, peer)| HostServer::new(id, peer.command(), config(peer, ProtocolChoice::Auto)));
+    let host = host_routes_each_call(servers.into());
+    let pgids: Vec<u32> = HOST_PEERS
         .iter()
-        .map(|id| host.pid(id).unwrap())
+        .map(|(id, _)| host.pid(id).unwrap())
         .collect();
     for (id, status) in host.close(Duration::from_secs(1)) {
         assert!(status.is_ok(), "{id}: {status:?}");
     }
-    for (pgid, (_, peer)) in pgids.into_iter().zip(peers) {
+    for (pgid, (_, peer)) in pgids.into_iter().zip(HOST_PEERS) {
         assert_group_gone(peer, pgid);
     }
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn one_host_over_real_peers_at_urls_and_started_routes_each_call() {
+    use mcp_sansio_stdio::HostServer;
+    // The Python SDK 2 and server-everything over HTTP (2025-11-25 sessions, SSE replies),
+    // the Python SDK 1 started over stdio: one palette over both transports.
+    let py2 = HttpPeer::start(Peer::Python2, false);
+    let everything = HttpPeer::start(Peer::Everything, false);
+    let at_url = |id: &str, served: &HttpPeer| {
+        HostServer::http(
+            id,
+            &served.url,
+            [] as [(&str, &str); 0],
+            config(served.peer, ProtocolChoice::Auto),
+        )
+    };
+    let servers = vec![
+        at_url("py2", &py2),
+        HostServer::new(
+            "py1",
+            Peer::Python1.command(),
+            config(Peer::Python1, ProtocolChoice::Auto),
+        ),
+        at_url("everything", &everything),
+    ];
+    let host = host_routes_each_call(servers);
+    assert_eq!(host.pid("py2"), None);
+    assert!(host.pid("py1").is_some());
+    let ended: Vec<(String, bool)> = host
+        .close(Duration::from_secs(1))
+        .into_iter()
+        .map(|(id, status)| (id, status.unwrap().is_some()))
+        .collect();
+    let expected = [("everything", false), ("py1", true), ("py2", false)];
+    assert_eq!(
+        ended,
+        expected.map(|(id, started)| (id.to_owned(), started))
+    );
 }
 
 /// A peer serving Streamable HTTP on a port of its own, killed when dropped.

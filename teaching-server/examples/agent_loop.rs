@@ -158,7 +158,10 @@ fn run() -> Result<(), String> {
     for (id, status) in host.close(DEFAULT_GRACE) {
         println!(
             "server {id} ended: {}",
-            status.map_or_else(|e| e.to_string(), |s| s.to_string())
+            status.map_or_else(
+                |e| e.to_string(),
+                |s| s.map_or_else(|| String::from("session ended"), |s| s.to_string())
+            )
         );
     }
 

@@ -1,11 +1,16 @@
-//! The blocking host with real server processes: a server that cannot start, or that dies,
-//! is reported and leaves the palette; the others go on.
+//! The blocking host with real server processes, started by the host or reached over HTTP:
+//! each call reaches the server behind its tool; a server that cannot start or be reached,
+//! or that dies, is reported and leaves the palette; the others go on.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use mcp_sansio::{Allowlist, Config};
+use mcp_sansio::{Allowlist, Config, HttpError};
 use mcp_sansio_host::{PaletteConfig, Provider, SEARCH_TOOL};
+use mcp_sansio_http::HttpClientError;
 use mcp_sansio_stdio::{Host, HostError, HostServer, ServerCommand, StdioError, DEFAULT_GRACE};
+
+mod common;
+use common::{Served, Server};
 
 fn teaching(id: &str, mode: &str, allow: &[&str]) -> HostServer {
     let command = ServerCommand::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
@@ -177,4 +182,176 @@ fn a_call_that_times_out_is_a_failure_that_says_so_never_a_result() {
     assert!(host.take_failures().is_empty());
     assert_eq!(host.palette().servers().count(), 1);
     host.close(DEFAULT_GRACE);
+}
+
+/// The support desk served by `served`, as server `id`, with `headers` on every request.
+fn support_at(id: &str, served: &Served, headers: &[(&str, &str)]) -> HostServer {
+    HostServer::http(
+        id,
+        &served.url,
+        headers.iter().copied(),
+        common::config(&["search_policy", "process_refund"]),
+    )
+}
+
+#[test]
+fn one_host_over_a_started_server_and_an_http_server_routes_each_call_to_its_own() {
+    let local = Server::new("host-local");
+    let remote = Served::start("host-remote", &["--mode", "support", "--token", "sesame"]);
+    let servers = [
+        HostServer::new(
+            "stock",
+            local.command("normal"),
+            common::config(&["word_count"]),
+        ),
+        support_at("support", &remote, &[("Authorization", "Bearer sesame")]),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let routes: Vec<(&str, &str)> = host.palette().tools().map(|t| (t.name, t.server)).collect();
+    assert_eq!(
+        routes,
+        [
+            ("process_refund", "support"),
+            ("search_policy", "support"),
+            ("word_count", "stock")
+        ]
+    );
+    assert!(host.pid("stock").is_some());
+    assert_eq!(
+        host.pid("support"),
+        None,
+        "the host started no process for it"
+    );
+
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    let refund = host.call(
+        "process_refund",
+        r#"{"order_id":"ORD-3300","amount":180.0}"#,
+    );
+    assert_eq!(refund.text(), "refunded 180.00 on ORD-3300");
+    // Checked against the schema the HTTP server published: refused, and never sent.
+    let refused = host.call("process_refund", r#"{"order_id":"ORD-3300"}"#);
+    assert_eq!(
+        refused.text(),
+        "not called: missing required argument 'amount'"
+    );
+
+    let remote_calls: Vec<serde_json::Value> = std::fs::read_to_string(&remote.log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(remote_calls.len(), 1, "{remote_calls:?}");
+    assert_eq!(remote_calls[0]["name"], "process_refund");
+    let local_calls = local.calls();
+    assert_eq!(local_calls.len(), 1, "{local_calls:?}");
+    assert_eq!(local_calls[0]["name"], "word_count");
+
+    let ended: Vec<(String, bool)> = host
+        .close(DEFAULT_GRACE)
+        .into_iter()
+        .map(|(id, status)| (id, status.unwrap().is_some()))
+        .collect();
+    assert_eq!(
+        ended,
+        [
+            (String::from("stock"), true),
+            (String::from("support"), false)
+        ],
+        "an exit status for the process, none for the session"
+    );
+}
+
+#[test]
+fn an_http_server_refusing_the_host_or_out_of_reach_is_reported_and_the_others_work() {
+    let remote = Served::start("host-token", &["--mode", "support", "--token", "sesame"]);
+    // A port nothing listens on: bound, then let go.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://{}/mcp", closed.local_addr().unwrap());
+    drop(closed);
+    let servers = [
+        teaching("stock", "normal", &["word_count"]),
+        support_at("support", &remote, &[]),
+        HostServer::http(
+            "nowhere",
+            nowhere,
+            [] as [(&str, &str); 0],
+            common::config(&["word_count"]),
+        ),
+        HostServer::http(
+            "bad-url",
+            "ftp://127.0.0.1/mcp",
+            [] as [(&str, &str); 0],
+            common::config(&[]),
+        ),
+        support_at(
+            "bad-header",
+            &remote,
+            &[("Authorization", "Bearer sesame\n")],
+        ),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    let failed: Vec<(&str, String)> = failures
+        .iter()
+        .map(|f| (f.id.as_str(), f.error.to_string()))
+        .collect();
+    assert_eq!(failed.len(), 4, "{failed:?}");
+    assert!(matches!(
+        failures[0].error,
+        HostError::Http(HttpClientError::InvalidUrl(_))
+    ));
+    assert!(matches!(
+        failures[1].error,
+        HostError::Http(HttpClientError::InvalidHeader(_))
+    ));
+    assert!(
+        matches!(
+            failures[2].error,
+            HostError::Http(HttpClientError::Mcp(mcp_sansio::Error::Http(
+                HttpError::Unauthorized
+            )))
+        ),
+        "{failed:?}"
+    );
+    assert!(
+        matches!(
+            failures[3].error,
+            HostError::Http(HttpClientError::Unreachable(_))
+        ),
+        "{failed:?}"
+    );
+    let ids: Vec<&str> = failed.iter().map(|(id, _)| *id).collect();
+    // Refused before a byte is sent first, in the order given; then those the handshake
+    // failed with, in the order given.
+    assert_eq!(ids, ["bad-url", "bad-header", "support", "nowhere"]);
+    assert_eq!(std::fs::read_to_string(&remote.log).unwrap_or_default(), "");
+    let servers: Vec<&str> = host.palette().servers().collect();
+    assert_eq!(servers, ["stock"]);
+    assert_eq!(host.call("word_count", r#"{"text":"a b"}"#).text(), "2");
+    assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
+}
+
+#[test]
+fn an_http_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
+    let mut remote = Served::start("host-dies", &["--mode", "support"]);
+    let servers = [
+        teaching("stock", "normal", &["word_count"]),
+        support_at("support", &remote, &[]),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    remote.child.kill().unwrap();
+    remote.child.wait().unwrap();
+    let lost = host.call("search_policy", r#"{"query":"window"}"#);
+    assert!(lost.is_error());
+    assert!(lost.text().contains("there is no result"), "{lost:?}");
+    let gone = host.take_failures();
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    assert_eq!(gone[0].id, "support");
+    assert!(matches!(gone[0].error, HostError::Http(_)), "{gone:?}");
+    let servers: Vec<&str> = host.palette().servers().collect();
+    assert_eq!(servers, ["stock"]);
+    assert_eq!(host.call("word_count", r#"{"text":"a b"}"#).text(), "2");
+    assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
 }

@@ -9,9 +9,6 @@
     clippy::panic
 )]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 use std::time::{Duration, Instant};
 
 use mcp_sansio::{
@@ -20,43 +17,8 @@ use mcp_sansio::{
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use mcp_sansio_tokio::AsyncError;
 
-/// The teaching server over HTTP; killed when dropped.
-struct Served {
-    child: Child,
-    url: String,
-    log: std::path::PathBuf,
-}
-
-impl Served {
-    fn start(name: &str, extra: &[&str]) -> Served {
-        let log = std::env::temp_dir().join(format!("http-{}-{name}.jsonl", std::process::id()));
-        let _ = std::fs::remove_file(&log);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
-            .args(["serve", "--http", "127.0.0.1:0", "--log"])
-            .arg(&log)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        Served {
-            child,
-            url: url.trim().to_owned(),
-            log,
-        }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.log);
-    }
-}
+mod common;
+use common::Served;
 
 /// Each revision, and how the server replies in it (JSON, or events with `--sse`).
 const REVISIONS: [(ProtocolChoice, &[&str]); 3] = [

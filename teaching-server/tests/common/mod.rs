@@ -3,7 +3,9 @@
 
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use mcp_sansio::{Allowlist, Config, Limits, RawObject};
@@ -82,4 +84,44 @@ pub fn words() -> RawObject {
 
 pub fn process_exists(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The teaching server over HTTP; killed when dropped.
+pub struct Served {
+    pub child: Child,
+    pub url: String,
+    pub log: PathBuf,
+}
+
+impl Served {
+    /// Starts the server with `extra` arguments (`--mode M`, `--sse`, ...), its call log
+    /// named after `name`, and reads the URL it serves.
+    pub fn start(name: &str, extra: &[&str]) -> Served {
+        let log = std::env::temp_dir().join(format!("http-{}-{name}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&log);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
+            .args(["serve", "--http", "127.0.0.1:0", "--log"])
+            .arg(&log)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        Served {
+            child,
+            url: url.trim().to_owned(),
+            log,
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
 }
