@@ -142,8 +142,9 @@ impl HostError {
 }
 
 /// Many servers, one palette: local ones each started in its own process group, remote ones
-/// reached over Streamable HTTP, each call routed to the server behind its tool, and every
-/// process group and HTTP session ended on [`close`](Host::close) (or drop).
+/// reached over Streamable HTTP, each call routed to the server behind its tool. Every
+/// process group is ended on [`close`](Host::close) or drop; every HTTP session that has an
+/// id is ended (`DELETE`) on [`close`](Host::close) (a drop only lets it go).
 ///
 /// A server that fails to start, to connect or to list its tools is reported by
 /// [`start`](Host::start) and left out; one that dies later is reported by
