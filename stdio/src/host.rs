@@ -59,10 +59,10 @@ impl HostServer {
 
     /// Server `id`, reached over Streamable HTTP at `url` with the application's `headers`
     /// (none, or a bearer token), spoken to under `config`.
-    pub fn http<N: Into<String>, V: Into<String>>(
+    pub fn http(
         id: impl Into<String>,
         url: impl Into<String>,
-        headers: impl IntoIterator<Item = (N, V)>,
+        headers: &[(&str, &str)],
         config: Config,
     ) -> Self {
         HostServer {
@@ -70,8 +70,8 @@ impl HostServer {
             at: ServerAt::Url {
                 url: url.into(),
                 headers: headers
-                    .into_iter()
-                    .map(|(name, value)| (name.into(), value.into()))
+                    .iter()
+                    .map(|&(name, value)| (name.to_owned(), value.to_owned()))
                     .collect(),
             },
             config,

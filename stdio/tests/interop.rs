@@ -501,7 +501,7 @@ fn one_host_over_real_peers_at_urls_and_started_routes_each_call() {
         HostServer::http(
             id,
             &served.url,
-            [] as [(&str, &str); 0],
+            &[],
             config(served.peer, ProtocolChoice::Auto),
         )
     };

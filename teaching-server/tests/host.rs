@@ -189,7 +189,7 @@ fn support_at(id: &str, served: &Served, headers: &[(&str, &str)]) -> HostServer
     HostServer::http(
         id,
         &served.url,
-        headers.iter().copied(),
+        headers,
         common::config(&["search_policy", "process_refund"]),
     )
 }
@@ -273,18 +273,8 @@ fn an_http_server_refusing_the_host_or_out_of_reach_is_reported_and_the_others_w
     let servers = [
         teaching("stock", "normal", &["word_count"]),
         support_at("support", &remote, &[]),
-        HostServer::http(
-            "nowhere",
-            nowhere,
-            [] as [(&str, &str); 0],
-            common::config(&["word_count"]),
-        ),
-        HostServer::http(
-            "bad-url",
-            "ftp://127.0.0.1/mcp",
-            [] as [(&str, &str); 0],
-            common::config(&[]),
-        ),
+        HostServer::http("nowhere", nowhere, &[], common::config(&["word_count"])),
+        HostServer::http("bad-url", "ftp://127.0.0.1/mcp", &[], common::config(&[])),
         support_at(
             "bad-header",
             &remote,
