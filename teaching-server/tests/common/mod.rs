@@ -53,11 +53,7 @@ impl Server {
     }
 
     pub fn calls(&self) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        logged_calls(&self.log)
     }
 }
 
@@ -65,6 +61,15 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The calls a teaching server logged at `log`, one JSON object each; none if it logged none.
+pub fn logged_calls(log: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 pub fn config(allowed: &[&str]) -> Config {
@@ -115,6 +120,11 @@ impl Served {
             url: url.trim().to_owned(),
             log,
         }
+    }
+
+    /// The calls this server logged, one JSON object each.
+    pub fn calls(&self) -> Vec<serde_json::Value> {
+        logged_calls(&self.log)
     }
 }
 
