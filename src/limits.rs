@@ -95,6 +95,15 @@ pub struct Limits {
     /// The id is echoed on every later request of the session; the SDKs use a UUID (36
     /// bytes). A longer id, or one with bytes outside visible ASCII, fails the connection.
     pub session_id_bytes: usize,
+    /// The longest head of an HTTP reply (its status line and header fields) a transport
+    /// reads, in bytes; also the longest framing line of a chunked body, and all of its
+    /// trailers together. Default: 64 KiB.
+    ///
+    /// The core never sees these bytes: a transport holds them until the head is whole, and
+    /// a server that sends an endless head would otherwise have it hold them all.
+    /// `mcp-sansio-http` refuses a longer head (the exchange fails before its reply); real
+    /// heads are a few hundred bytes, and 64 KiB is ureq's default bound too.
+    pub reply_head_bytes: usize,
     /// How many times one request's reply stream may be resumed (`GET` with
     /// `Last-Event-ID`, 2025-06-18 and 2025-11-25) after it broke or ended before the
     /// answer. Default: 3.
@@ -143,6 +152,7 @@ impl Limits {
             operation_timeout: Duration::from_secs(5),
             sse_field_bytes: 1024,
             session_id_bytes: 1024,
+            reply_head_bytes: 64 * 1024,
             stream_resumes: 3,
             unsent_bytes: 256 * 1024,
             events_kept: 256,
@@ -164,6 +174,7 @@ impl Default for Limits {
             operation_timeout: Duration::from_secs(30),
             sse_field_bytes: 1024,
             session_id_bytes: 1024,
+            reply_head_bytes: 64 * 1024,
             stream_resumes: 3,
             unsent_bytes: 16 * 1024 * 1024,
             events_kept: 256,

@@ -2,9 +2,12 @@
 //! URL, in any of the three revisions, with the core's bounds and deadlines.
 //!
 //! The core's [`HttpSession`] decides every header, reads every reply and keeps every
-//! deadline; this crate only moves bytes, with [ureq](https://docs.rs/ureq) (keep-alive, no
-//! redirects followed, so the application's headers and the session id go to the server's
-//! own address and nowhere else). A request alone in flight is performed on the calling
+//! deadline; this crate only moves bytes, speaking HTTP/1.1 itself over a TCP socket (and
+//! rustls, behind the `rustls` feature, for `https://`): keep-alive, each request written in
+//! one piece, every reply head bounded by
+//! [`Limits::reply_head_bytes`](mcp_sansio::Limits::reply_head_bytes), and no redirect ever
+//! followed and no proxy used, so the application's headers and the session id go to the
+//! server's own address and nowhere else. A request alone in flight is performed on the calling
 //! thread; several at once go to a small pool of worker threads. Every read of a reply is
 //! bounded by its operation's deadline, and a reply the core gives up on (cancelled, too
 //! long, past its deadline) is dropped.
@@ -26,24 +29,18 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use ureq::unversioned::transport::{
-    Buffers, ConnectionDetails, Connector, DefaultConnector, NextTimeout, Transport,
-};
+mod wire;
 
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, ExchangeId,
     HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Misuse, Op, RawObject,
     ReplyHead,
 };
-
-/// The most bytes one read of a reply hands to the core.
-const READ_BYTES: usize = 16 * 1024;
 
 /// How many reply pieces may wait for the driver before the workers wait for it.
 const REPLY_QUEUE: usize = 64;
@@ -58,7 +55,7 @@ pub enum HttpClientError {
     /// A header the application gave is not a valid header, or came after the first request.
     InvalidHeader(String),
     /// The server could not be reached: the connection was refused, timed out or failed
-    /// before any reply (the cause is ureq's error, as text).
+    /// before any reply, or its reply's head was not HTTP (the cause, as text).
     Unreachable(String),
     /// The protocol layer refused or failed the operation; see [`mcp_sansio::Error`].
     Mcp(Error),
@@ -91,146 +88,9 @@ impl From<Misuse> for HttpClientError {
     }
 }
 
-/// The server's addresses, resolved once when the client is made. ureq's own resolver
-/// looks the host up for every request, on a new thread when a timeout is set (always,
-/// here): a thread per call, where every call goes to the same address.
-#[derive(Debug)]
-struct OnceResolver {
-    addrs: ureq::unversioned::resolver::ResolvedSocketAddrs,
-}
-
-impl OnceResolver {
-    fn new(uri: &ureq::http::Uri) -> Result<Self, HttpClientError> {
-        use std::net::ToSocketAddrs;
-        let host = uri.host().unwrap_or_default();
-        let port = uri
-            .port_u16()
-            .unwrap_or(if uri.scheme_str() == Some("https") {
-                443
-            } else {
-                80
-            });
-        // An IPv6 literal comes bracketed in a URL, and must not be for the lookup.
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        let found = (host, port)
-            .to_socket_addrs()
-            .map_err(|e| HttpClientError::Unreachable(format!("cannot resolve {host}: {e}")))?;
-        let mut addrs = ureq::unversioned::resolver::ResolvedSocketAddrs::from_fn(|_| {
-            std::net::SocketAddr::from(([0, 0, 0, 0], 0))
-        });
-        for addr in found {
-            if addrs.try_push(addr).is_err() {
-                break;
-            }
-        }
-        if addrs.is_empty() {
-            return Err(HttpClientError::Unreachable(format!(
-                "{host} has no address"
-            )));
-        }
-        Ok(OnceResolver { addrs })
-    }
-}
-
-impl ureq::unversioned::resolver::Resolver for OnceResolver {
-    fn resolve(
-        &self,
-        _uri: &ureq::http::Uri,
-        _config: &ureq::config::Config,
-        _timeout: ureq::unversioned::transport::NextTimeout,
-    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
-        Ok(self.addrs.clone())
-    }
-}
-
-/// The connector's last link: holds what ureq transmits until it waits for input, so that a
-/// request's head and its body leave in one write.
-///
-/// ureq writes the head and then the body, each with its own `send`; on a connection with
-/// `TCP_NODELAY` (ureq sets it) that is two segments, and over loopback each costs the
-/// sender the receiver's whole delivery path as well: about a third of this client's CPU per
-/// call, measured with `perf`. A client must send everything before it waits for the answer,
-/// so holding the bytes until then changes nothing the server sees but the segmentation.
-#[derive(Debug)]
-struct OneWrite;
-
-impl Connector<Box<dyn Transport>> for OneWrite {
-    type Out = Held;
-
-    fn connect(
-        &self,
-        _details: &ConnectionDetails,
-        chained: Option<Box<dyn Transport>>,
-    ) -> Result<Option<Held>, ureq::Error> {
-        Ok(chained.map(|inner| Held {
-            inner,
-            pending: Vec::new(),
-        }))
-    }
-}
-
-/// A transport whose output waits in `pending` until input is awaited.
-#[derive(Debug)]
-struct Held {
-    inner: Box<dyn Transport>,
-    pending: Vec<u8>,
-}
-
-impl Held {
-    /// Transmits every pending byte, through the inner transport's output buffer.
-    fn flush(&mut self, timeout: NextTimeout) -> Result<(), ureq::Error> {
-        let mut sent = 0;
-        while let Some(rest) = self.pending.get(sent..).filter(|rest| !rest.is_empty()) {
-            let output = self.inner.buffers().output();
-            let n = rest.len().min(output.len());
-            match (output.get_mut(..n), rest.get(..n)) {
-                (Some(to), Some(from)) if n > 0 => to.copy_from_slice(from),
-                _ => return Err(ureq::Error::Other("no room to transmit in".into())),
-            }
-            self.inner.transmit_output(n, timeout)?;
-            sent += n;
-        }
-        self.pending.clear();
-        Ok(())
-    }
-}
-
-impl Transport for Held {
-    fn buffers(&mut self) -> &mut dyn Buffers {
-        self.inner.buffers()
-    }
-
-    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
-        let buffers = self.inner.buffers();
-        // Input already waiting would be read without a wait: then nothing may be held back.
-        let must_send = buffers.can_use_input();
-        let output = buffers.output();
-        self.pending
-            .extend_from_slice(output.get(..amount).unwrap_or_default());
-        if must_send {
-            self.flush(timeout)?;
-        }
-        Ok(())
-    }
-
-    fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
-        self.flush(timeout)?;
-        self.inner.await_input(timeout)
-    }
-
-    fn is_open(&mut self) -> bool {
-        self.pending.is_empty() && self.inner.is_open()
-    }
-
-    fn is_tls(&self) -> bool {
-        self.inner.is_tls()
-    }
-}
-
 /// Where requests go, shared by the workers.
-#[derive(Debug)]
 struct Endpoint {
-    agent: ureq::Agent,
+    target: wire::Target,
     url: String,
     /// The application's own headers (a bearer token), sent with every request.
     headers: Vec<(String, String)>,
@@ -327,8 +187,6 @@ pub struct HttpClient {
     here: Option<ExchangeId>,
     /// The bound on an exchange that no operation's deadline covers.
     operation_timeout: Duration,
-    /// Where the exchange performed on this thread reads its reply, kept between them.
-    read_buf: Vec<u8>,
     aborted: Arc<Mutex<HashSet<ExchangeId>>>,
     events: KeptEvents,
     /// Why the last exchange that got no reply at all failed, for the error of its operation.
@@ -351,31 +209,13 @@ impl HttpClient {
     /// # Errors
     /// [`HttpClientError::InvalidUrl`] for a URL this build cannot reach.
     pub fn new(url: &str, config: Config) -> Result<Self, HttpClientError> {
-        let scheme_ok =
-            url.starts_with("http://") || (cfg!(feature = "rustls") && url.starts_with("https://"));
-        if !scheme_ok {
-            let want = if cfg!(feature = "rustls") {
-                "http:// or https://"
-            } else {
-                "http:// (https:// needs the rustls feature)"
-            };
-            return Err(HttpClientError::InvalidUrl(format!(
-                "{url:?} does not start with {want}"
-            )));
-        }
         let max_workers = config.limits.requests_in_flight.saturating_add(2);
-        let uri = url
-            .parse::<ureq::http::Uri>()
-            .map_err(|e| HttpClientError::InvalidUrl(format!("{url:?}: {e}")))?;
-        let agent = ureq::Agent::with_parts(
-            ureq::Agent::config_builder()
-                .http_status_as_error(false)
-                .max_redirects(0)
-                .user_agent("mcp-sansio-http")
-                .build(),
-            DefaultConnector::default().chain(OneWrite),
-            OnceResolver::new(&uri)?,
-        );
+        // Each worker and the calling thread may hold a connection.
+        let target = wire::Target::new(
+            url,
+            config.limits.reply_head_bytes,
+            max_workers.saturating_add(1),
+        )?;
         let operation_timeout = config.limits.operation_timeout;
         let events_kept = config.limits.events_kept;
         let (jobs, job_queue) = mpsc::channel();
@@ -383,7 +223,7 @@ impl HttpClient {
         Ok(HttpClient {
             session: HttpSession::new(config),
             endpoint: Arc::new(Endpoint {
-                agent,
+                target,
                 url: url.to_owned(),
                 headers: Vec::new(),
             }),
@@ -399,7 +239,6 @@ impl HttpClient {
             streams: HashSet::new(),
             here: None,
             operation_timeout,
-            read_buf: Vec::new(),
             aborted: Arc::new(Mutex::new(HashSet::new())),
             events: KeptEvents::new(events_kept),
             unreachable: None,
@@ -412,10 +251,7 @@ impl HttpClient {
     /// # Errors
     /// [`HttpClientError::InvalidHeader`] if the name or value is not a valid header.
     pub fn header(mut self, name: &str, value: &str) -> Result<Self, HttpClientError> {
-        ureq::http::HeaderName::try_from(name)
-            .map_err(|e| HttpClientError::InvalidHeader(format!("name {name:?}: {e}")))?;
-        ureq::http::HeaderValue::try_from(value)
-            .map_err(|e| HttpClientError::InvalidHeader(format!("{name:?}'s value: {e}")))?;
+        wire::check_header(name, value).map_err(HttpClientError::InvalidHeader)?;
         match Arc::get_mut(&mut self.endpoint) {
             Some(endpoint) => endpoint.headers.push((name.to_owned(), value.to_owned())),
             None => {
@@ -529,7 +365,7 @@ impl HttpClient {
     pub fn close(mut self) {
         if let Some(request) = self.session.close() {
             let timeout = Duration::from_secs(1);
-            let _ = perform_blocking(&self.endpoint, &request, timeout);
+            perform(&self.endpoint, &request, timeout, &mut |_| true);
         }
     }
 
@@ -615,9 +451,7 @@ impl HttpClient {
         let timeout = self.timeout();
         self.live.insert(exchange);
         self.here = Some(exchange);
-        let mut buf = std::mem::take(&mut self.read_buf);
-        buf.resize(READ_BYTES, 0);
-        perform(&endpoint, &request, timeout, &mut buf, &mut |seen| {
+        perform(&endpoint, &request, timeout, &mut |seen| {
             self.feed(exchange, seen);
             self.take_aborts();
             while let Some(more) = self.session.poll_request() {
@@ -625,7 +459,6 @@ impl HttpClient {
             }
             self.live.contains(&exchange)
         });
-        self.read_buf = buf;
         self.here = None;
         self.ended(exchange);
     }
@@ -637,33 +470,24 @@ impl HttpClient {
         let busy = Arc::clone(&self.busy);
         let spawned = std::thread::Builder::new()
             .name(String::from("mcp-sansio-http"))
-            .spawn(move || {
-                let mut buf = vec![0_u8; READ_BYTES];
-                loop {
-                    let job = {
-                        let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
-                        queue.recv()
-                    };
-                    let Ok(job) = job else {
-                        return;
-                    };
-                    let exchange = job.request.exchange;
-                    perform(
-                        &endpoint,
-                        &job.request,
-                        job.timeout,
-                        &mut buf,
-                        &mut |seen| {
-                            let aborted = job
-                                .aborted
-                                .lock()
-                                .unwrap_or_else(PoisonError::into_inner)
-                                .remove(&exchange);
-                            !aborted && replies.send(Piece::of(exchange, seen)).is_ok()
-                        },
-                    );
-                    busy.fetch_sub(1, Ordering::AcqRel);
-                }
+            .spawn(move || loop {
+                let job = {
+                    let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+                    queue.recv()
+                };
+                let Ok(job) = job else {
+                    return;
+                };
+                let exchange = job.request.exchange;
+                perform(&endpoint, &job.request, job.timeout, &mut |seen| {
+                    let aborted = job
+                        .aborted
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .remove(&exchange);
+                    !aborted && replies.send(Piece::of(exchange, seen)).is_ok()
+                });
+                busy.fetch_sub(1, Ordering::AcqRel);
             });
         if spawned.is_ok() {
             self.workers += 1;
@@ -754,13 +578,14 @@ impl Drop for HttpClient {
     }
 }
 
-/// Sends `request` and returns ureq's response.
-fn perform_blocking(
+/// Performs one exchange, handing what it sees of the reply to `sink` until the reply ends
+/// or fails, or `sink` says to stop (the exchange was aborted).
+fn perform(
     endpoint: &Endpoint,
     request: &HttpRequest,
     timeout: Duration,
-) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
-    let url = endpoint.url.as_str();
+    sink: &mut dyn FnMut(Seen<'_>) -> bool,
+) {
     let headers = request
         .headers
         .iter()
@@ -771,170 +596,13 @@ fn perform_blocking(
                 .iter()
                 .map(|(n, v)| (n.as_str(), v.as_str())),
         );
-    match request.method {
-        HttpMethod::Get => prepared(endpoint.agent.get(url), headers, timeout).call(),
-        HttpMethod::Delete => prepared(endpoint.agent.delete(url), headers, timeout).call(),
+    let (method, body) = match request.method {
+        HttpMethod::Get => ("GET", None),
+        HttpMethod::Delete => ("DELETE", None),
         // A method a later core adds is sent as the POST it most likely is.
-        _ => prepared(endpoint.agent.post(url), headers, timeout).send(request.body.as_slice()),
-    }
-}
-
-/// `builder` with `headers`, bounded as a whole by `timeout`.
-fn prepared<'h, B>(
-    mut builder: ureq::RequestBuilder<B>,
-    headers: impl Iterator<Item = (&'h str, &'h str)>,
-    timeout: Duration,
-) -> ureq::RequestBuilder<B> {
-    for (name, value) in headers {
-        builder = builder.header(name, value);
-    }
-    builder.config().timeout_global(Some(timeout)).build()
-}
-
-/// Performs one exchange, handing what it sees of the reply to `sink` until the reply ends
-/// or fails, or `sink` says to stop (the exchange was aborted).
-fn perform(
-    endpoint: &Endpoint,
-    request: &HttpRequest,
-    timeout: Duration,
-    buf: &mut [u8],
-    sink: &mut dyn FnMut(Seen<'_>) -> bool,
-) {
-    let response = match perform_blocking(endpoint, request, timeout) {
-        Ok(response) => response,
-        Err(e) => {
-            sink(Seen::Broken {
-                before_head: true,
-                why: e.to_string(),
-            });
-            return;
-        }
+        _ => ("POST", Some(request.body.as_slice())),
     };
-    let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok());
-    let head = Seen::Head {
-        status: response.status().as_u16(),
-        content_type: header("content-type"),
-        session_id: header("mcp-session-id"),
-    };
-    if !sink(head) {
-        return;
-    }
-    let mut reader = response.into_body().into_reader();
-    loop {
-        let seen = match reader.read(buf) {
-            Ok(0) => Seen::End,
-            Ok(n) => Seen::Body(buf.get(..n).unwrap_or_default()),
-            Err(e) => Seen::Broken {
-                before_head: false,
-                why: e.to_string(),
-            },
-        };
-        let last = !matches!(seen, Seen::Body(..));
-        if !sink(seen) || last {
-            return;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
-
-    use super::*;
-    use ureq::unversioned::transport::LazyBuffers;
-
-    /// A transport that records each transmit and never has input.
-    #[derive(Debug)]
-    struct Recorder {
-        buffers: LazyBuffers,
-        sent: Arc<Mutex<Vec<Vec<u8>>>>,
-    }
-
-    impl Transport for Recorder {
-        fn buffers(&mut self) -> &mut dyn Buffers {
-            &mut self.buffers
-        }
-
-        fn transmit_output(&mut self, amount: usize, _: NextTimeout) -> Result<(), ureq::Error> {
-            let bytes = self.buffers.output()[..amount].to_vec();
-            self.sent.lock().unwrap().push(bytes);
-            Ok(())
-        }
-
-        fn await_input(&mut self, _: NextTimeout) -> Result<bool, ureq::Error> {
-            Ok(false)
-        }
-
-        fn is_open(&mut self) -> bool {
-            true
-        }
-    }
-
-    /// A `Held` over a recorder whose output buffer holds `output` bytes; the log of what
-    /// the recorder transmitted.
-    fn held(output: usize) -> (Held, Arc<Mutex<Vec<Vec<u8>>>>) {
-        let sent = Arc::new(Mutex::new(Vec::new()));
-        let inner = Recorder {
-            buffers: LazyBuffers::new(64, output),
-            sent: Arc::clone(&sent),
-        };
-        let held = Held {
-            inner: Box::new(inner),
-            pending: Vec::new(),
-        };
-        (held, sent)
-    }
-
-    /// Writes `bytes` the way ureq does: into the output buffer, then a transmit.
-    fn write(held: &mut Held, bytes: &[u8]) {
-        held.buffers().output()[..bytes.len()].copy_from_slice(bytes);
-        held.transmit_output(bytes.len(), NextTimeout::default())
-            .unwrap();
-    }
-
-    #[test]
-    fn a_head_and_its_body_leave_in_one_transmit_when_the_reply_is_awaited() {
-        let (mut held, sent) = held(1024);
-        write(&mut held, b"POST /mcp HTTP/1.1\r\n\r\n");
-        write(&mut held, br#"{"jsonrpc":"2.0"}"#);
-        assert!(
-            sent.lock().unwrap().is_empty(),
-            "nothing leaves before the wait"
-        );
-        assert!(!held.is_open(), "a connection holding bytes is not reused");
-        held.await_input(NextTimeout::default()).unwrap();
-        assert_eq!(
-            *sent.lock().unwrap(),
-            [b"POST /mcp HTTP/1.1\r\n\r\n{\"jsonrpc\":\"2.0\"}".to_vec()]
-        );
-        assert!(held.is_open());
-        // Nothing held, nothing sent again.
-        held.await_input(NextTimeout::default()).unwrap();
-        assert_eq!(sent.lock().unwrap().len(), 1);
-    }
-
-    #[test]
-    fn more_than_the_output_buffer_leaves_in_pieces_of_its_size_in_order() {
-        let (mut held, sent) = held(8);
-        write(&mut held, b"abcdefgh");
-        write(&mut held, b"ijklm");
-        held.await_input(NextTimeout::default()).unwrap();
-        assert_eq!(
-            *sent.lock().unwrap(),
-            [b"abcdefgh".to_vec(), b"ijklm".to_vec()]
-        );
-    }
-
-    #[test]
-    fn with_input_already_on_hand_nothing_is_held_back() {
-        let (mut held, sent) = held(1024);
-        // The last reply was read and bytes beyond it are left: ureq reads them without a
-        // wait.
-        let waiting = b"last replyHTTP/1.1 200 OK\r\n";
-        held.buffers().input_append_buf()[..waiting.len()].copy_from_slice(waiting);
-        held.buffers().input_appended(waiting.len());
-        held.buffers().input_consume(b"last reply".len());
-        write(&mut held, b"head");
-        assert_eq!(*sent.lock().unwrap(), [b"head".to_vec()]);
-    }
+    endpoint
+        .target
+        .exchange(method, headers, body, timeout, sink);
 }

@@ -1,0 +1,506 @@
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+
+use std::collections::VecDeque;
+use std::io::BufRead;
+use std::net::TcpListener;
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+
+use super::*;
+
+/// Bytes a reply arrives in, one piece per read, and what was written.
+pub(super) struct Script {
+    pieces: VecDeque<Vec<u8>>,
+    written: Arc<Mutex<Vec<Vec<u8>>>>,
+}
+
+impl Read for Script {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let Some(mut piece) = self.pieces.pop_front() else {
+            return Ok(0);
+        };
+        let n = piece.len().min(buf.len());
+        buf[..n].copy_from_slice(&piece[..n]);
+        if n < piece.len() {
+            self.pieces.push_front(piece.split_off(n));
+        }
+        Ok(n)
+    }
+}
+
+impl Write for Script {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.written.lock().unwrap().push(buf.to_vec());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn scripted(pieces: Vec<Vec<u8>>) -> Conn {
+    Conn::new(Stream::Script(Script {
+        pieces: pieces.into(),
+        written: Arc::default(),
+    }))
+}
+
+fn soon() -> Instant {
+    Instant::now() + Duration::from_secs(10)
+}
+
+/// Reads one reply from `pieces` with heads bounded by `most`: its head, its body, how the
+/// body ended, and what was left unread.
+fn read_reply(
+    pieces: Vec<Vec<u8>>,
+    most: usize,
+) -> Result<(Head, Vec<u8>, BodyEnd, Vec<u8>), String> {
+    let mut conn = scripted(pieces);
+    let head = conn.read_head(soon(), most)?;
+    let mut body = Vec::new();
+    let end = conn.read_body(head.framing, soon(), most, &mut |seen| {
+        if let Seen::Body(bytes) = seen {
+            body.extend_from_slice(bytes);
+        }
+        true
+    });
+    let mut rest = conn.buffered().to_vec();
+    conn.stream.read_to_end(&mut rest).unwrap();
+    Ok((head, body, end, rest))
+}
+
+fn one(reply: &str) -> Result<(Head, Vec<u8>, BodyEnd, Vec<u8>), String> {
+    read_reply(vec![reply.as_bytes().to_vec()], 1024)
+}
+
+#[test]
+fn each_framing_delimits_its_body_and_leaves_the_next_reply_unread() {
+    let next = "HTTP/1.1 200 OK\r\n";
+    let cases: [(&str, &str, Framing, bool); 7] = [
+        (
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\nhello",
+            "hello",
+            Framing::Length(5),
+            true,
+        ),
+        (
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nhel\r\n2\r\nlo\r\n0\r\nX-Trailer: 1\r\n\r\n",
+            "hello",
+            Framing::Chunked,
+            true,
+        ),
+        // Transfer-Encoding wins over Content-Length.
+        (
+            "HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+            "hello",
+            Framing::Chunked,
+            true,
+        ),
+        ("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n", "", Framing::Length(0), true),
+        ("HTTP/1.1 204 No Content\r\n\r\n", "", Framing::Empty, true),
+        // Bare LF line ends, and a connection the server will close.
+        (
+            "HTTP/1.1 200 OK\nContent-Length: 2\nConnection: close\n\nhi",
+            "hi",
+            Framing::Length(2),
+            false,
+        ),
+        ("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nhi", "hi", Framing::Length(2), false),
+    ];
+    for (reply, body, framing, keep_alive) in cases {
+        let (head, got, end, rest) = one(&format!("{reply}{next}")).unwrap();
+        assert_eq!(head.framing, framing, "{reply:?}");
+        assert_eq!(head.keep_alive, keep_alive, "{reply:?}");
+        assert_eq!(String::from_utf8(got).unwrap(), body, "{reply:?}");
+        assert_eq!(end, BodyEnd::Whole, "{reply:?}");
+        assert_eq!(rest, next.as_bytes(), "{reply:?}");
+    }
+}
+
+#[test]
+fn a_body_to_the_close_ends_with_the_stream_and_never_keeps_the_connection() {
+    let (head, body, end, _) =
+        one("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: 1\n\n").unwrap();
+    assert_eq!(head.framing, Framing::Close);
+    assert!(!head.keep_alive);
+    assert_eq!(body, b"data: 1\n\n");
+    assert_eq!(end, BodyEnd::Whole);
+    assert_eq!(head.content_type.as_deref(), Some("text/event-stream"));
+}
+
+#[test]
+fn interim_replies_are_skipped_and_the_headers_the_core_reads_come_through() {
+    let (head, body, _, _) = one(
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n\
+         HTTP/1.1 200 OK\r\nmcp-session-id: abc-1\r\nMcp-Session-Id: second\r\n\
+         Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+    )
+    .unwrap();
+    assert_eq!(head.status, 200);
+    assert_eq!(
+        head.session_id.as_deref(),
+        Some("abc-1"),
+        "the first one counts"
+    );
+    assert_eq!(body, b"{}");
+    // A value outside visible ASCII is not handed on as text.
+    let reply = b"HTTP/1.1 200 OK\r\nMcp-Session-Id: \x80x\r\nContent-Length: 0\r\n\r\n";
+    let (head, _, _, _) = read_reply(vec![reply.to_vec()], 1024).unwrap();
+    assert_eq!(head.session_id, None);
+}
+
+#[test]
+fn broken_framing_is_refused_with_what_was_wrong() {
+    let refused_head: [(&str, &str); 4] = [
+        (
+            "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nhi",
+            "Content-Length",
+        ),
+        (
+            "HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\nhi",
+            "Content-Length",
+        ),
+        ("SSH-2.0-OpenSSH\r\n\r\n", "not HTTP/1.1"),
+        (
+            "HTTP/1.1 200 OK\r\nContent-Len",
+            "closed the connection before a reply",
+        ),
+    ];
+    for (reply, why) in refused_head {
+        let error = one(reply).unwrap_err();
+        assert!(error.contains(why), "{reply:?}: {error}");
+    }
+    let broken_body: [(&str, &str); 4] = [
+        (
+            "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhi",
+            "inside the body",
+        ),
+        (
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "not hexadecimal",
+        ),
+        (
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n11111111111111111\r\n",
+            "not hexadecimal",
+        ),
+        (
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhello\r\n",
+            "longer than its size",
+        ),
+    ];
+    for (reply, why) in broken_body {
+        let (_, _, end, _) = one(reply).unwrap();
+        assert!(
+            matches!(&end, BodyEnd::Broken(e) if e.contains(why)),
+            "{reply:?}: {end:?}"
+        );
+    }
+}
+
+#[test]
+fn a_head_or_a_framing_line_past_the_bound_is_refused_before_more_is_read() {
+    let long = format!("HTTP/1.1 200 OK\r\nX-Pad: {}\r\n\r\n", "a".repeat(2000));
+    let error = read_reply(vec![long.into_bytes()], 1024).unwrap_err();
+    assert!(error.contains("longer than 1024 bytes"), "{error}");
+    // An endless head, a byte per read: refused at the bound, not at the end of input.
+    let drip: Vec<Vec<u8>> = std::iter::once(b"HTTP/1.1 200 OK\r\nX: ".to_vec())
+        .chain(std::iter::repeat_n(b"a".to_vec(), 100_000))
+        .collect();
+    let mut conn = scripted(drip);
+    let error = conn.read_head(soon(), 1024).unwrap_err();
+    assert!(error.contains("longer than 1024 bytes"), "{error}");
+    assert!(conn.buf.len() <= READ_BYTES, "the buffer stayed bounded");
+    for body in [
+        format!("{}\r\n", "0".repeat(2000)),
+        format!("0\r\nX: {}\r\n\r\n", "a".repeat(2000)),
+        format!("0\r\n{}\r\n", "X: a\r\n".repeat(400)),
+    ] {
+        let reply = format!("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n{body}");
+        let (_, _, end, _) = read_reply(vec![reply.into_bytes()], 1024).unwrap();
+        assert!(
+            matches!(&end, BodyEnd::Broken(e) if e.contains("1024 bytes")),
+            "{end:?}"
+        );
+    }
+}
+
+#[test]
+fn a_sink_that_stops_reading_stops_the_body() {
+    let mut conn = scripted(vec![
+        b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nab".to_vec(),
+        b"cd".to_vec(),
+    ]);
+    let head = conn.read_head(soon(), 1024).unwrap();
+    let mut pieces = 0;
+    let end = conn.read_body(head.framing, soon(), 1024, &mut |_| {
+        pieces += 1;
+        false
+    });
+    assert_eq!((end, pieces), (BodyEnd::Stopped, 1));
+}
+
+/// A reply carrying `body`, chunked into `chunks` (sizes, cycled) or with a length.
+fn encoded(body: &[u8], chunks: &[usize]) -> Vec<u8> {
+    let mut out = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n".to_vec();
+    if chunks.is_empty() {
+        out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+        out.extend_from_slice(body);
+        return out;
+    }
+    out.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
+    let mut rest = body;
+    for size in chunks.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (chunk, after) = rest.split_at((*size).clamp(1, rest.len()));
+        out.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        out.extend_from_slice(chunk);
+        out.extend_from_slice(b"\r\n");
+        rest = after;
+    }
+    out.extend_from_slice(b"0\r\n\r\n");
+    out
+}
+
+proptest! {
+    /// However the reply's bytes arrive, read by read, the body and its end are the same.
+    #[test]
+    fn any_split_of_a_reply_gives_the_same_body(
+        body in proptest::collection::vec(any::<u8>(), 0..3000),
+        chunks in proptest::collection::vec(1_usize..700, 0..5),
+        cuts in proptest::collection::vec(1_usize..400, 1..20),
+    ) {
+        let bytes = encoded(&body, &chunks);
+        let mut pieces = Vec::new();
+        let mut rest = bytes.as_slice();
+        for cut in cuts.iter().cycle() {
+            if rest.is_empty() {
+                break;
+            }
+            let (piece, after) = rest.split_at((*cut).min(rest.len()));
+            pieces.push(piece.to_vec());
+            rest = after;
+        }
+        let (head, got, end, rest) = read_reply(pieces, 1024).unwrap();
+        prop_assert!(head.keep_alive);
+        prop_assert_eq!(got, body);
+        prop_assert_eq!(end, BodyEnd::Whole);
+        prop_assert!(rest.is_empty());
+    }
+}
+
+#[test]
+fn urls_are_read_strictly() {
+    let url = |tls, host, port, authority, path: &str| Url {
+        tls,
+        host,
+        port,
+        authority,
+        path: path.to_owned(),
+    };
+    assert_eq!(
+        Url::parse("http://127.0.0.1:8000/mcp"),
+        Ok(url(false, "127.0.0.1", 8000, "127.0.0.1:8000", "/mcp"))
+    );
+    assert_eq!(
+        Url::parse("https://example.com"),
+        Ok(url(true, "example.com", 443, "example.com", "/"))
+    );
+    assert_eq!(
+        Url::parse("http://example.com?x=1#top"),
+        Ok(url(false, "example.com", 80, "example.com", "/?x=1"))
+    );
+    assert_eq!(
+        Url::parse("http://[::1]:9/a/b?c"),
+        Ok(url(false, "::1", 9, "[::1]:9", "/a/b?c"))
+    );
+    assert_eq!(
+        Url::parse("http://[::1]/"),
+        Ok(url(false, "::1", 80, "[::1]", "/"))
+    );
+    for bad in [
+        "ftp://example.com/",
+        "HTTP://example.com/",
+        "http://",
+        "http://:80/",
+        "http://user:pw@example.com/",
+        "http://example.com:port/",
+        "http://example.com:99999/",
+        "http://[::1/",
+        "http://[::1]x/",
+        "http://exa mple.com/",
+        "http://example.com/a b",
+        "http://example.com/\r\nX: 1",
+        "http://example.com/é",
+    ] {
+        assert!(Url::parse(bad).is_err(), "{bad:?}");
+    }
+}
+
+#[test]
+fn headers_that_could_reframe_or_redirect_a_request_are_refused() {
+    assert!(check_header("Authorization", "Bearer a.b-c").is_ok());
+    assert!(check_header("X-Tab", "a\tb").is_ok());
+    for (name, value) in [
+        ("", "x"),
+        ("Bad Name", "x"),
+        ("X", "a\r\nInjected: 1"),
+        ("X", "caf\u{e9}"),
+        ("Host", "evil.example"),
+        ("content-length", "0"),
+        ("Transfer-Encoding", "chunked"),
+        ("Connection", "close"),
+    ] {
+        assert!(check_header(name, value).is_err(), "{name:?}: {value:?}");
+    }
+}
+
+#[test]
+fn a_request_is_one_piece_with_its_length_and_the_host_of_the_url() {
+    let target = Target::new("http://127.0.0.1:1/mcp?x=1", 1024, 1).unwrap();
+    let headers = [
+        ("Accept", "application/json, text/event-stream"),
+        ("Mcp-Session-Id", "s1"),
+    ];
+    let post = target
+        .request("POST", headers.into_iter(), Some(b"{}"))
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(post).unwrap(),
+        "POST /mcp?x=1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\nUser-Agent: mcp-sansio-http\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Session-Id: s1\r\n\
+         Content-Length: 2\r\n\r\n{}"
+    );
+    let delete = target.request("DELETE", std::iter::empty(), None).unwrap();
+    assert_eq!(
+        String::from_utf8(delete).unwrap(),
+        "DELETE /mcp?x=1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\nUser-Agent: mcp-sansio-http\r\n\r\n"
+    );
+    assert!(target
+        .request("POST", [("X", "a\nb")].into_iter(), Some(b""))
+        .is_err());
+    let mut conn = scripted(Vec::new());
+    conn.write(b"head and body", soon()).unwrap();
+    let Stream::Script(script) = &conn.stream else {
+        unreachable!()
+    };
+    assert_eq!(
+        *script.written.lock().unwrap(),
+        [b"head and body".to_vec()],
+        "one write"
+    );
+}
+
+/// What one exchange with `target` saw: the status, the body, and how it ended.
+fn exchange(target: &Target, timeout: Duration) -> (Option<u16>, Vec<u8>, String) {
+    let (mut status, mut body, mut end) = (None, Vec::new(), String::new());
+    target.exchange(
+        "POST",
+        std::iter::empty(),
+        Some(b"{}"),
+        timeout,
+        &mut |seen| {
+            match seen {
+                Seen::Head { status: s, .. } => status = Some(s),
+                Seen::Body(bytes) => body.extend_from_slice(bytes),
+                Seen::End => end = String::from("end"),
+                Seen::Broken { before_head, why } => end = format!("broken {before_head}: {why}"),
+            }
+            true
+        },
+    );
+    (status, body, end)
+}
+
+/// Reads one request (head and `Content-Length` body) from `reader`; false at its end.
+fn read_request(reader: &mut io::BufReader<TcpStream>) -> bool {
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return false;
+        }
+        if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap();
+        }
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    true
+}
+
+/// A server on a real socket that answers every request on each connection with `reply`,
+/// closing a connection after `per_connection` replies; it reports each closed connection.
+fn server(reply: &'static str, per_connection: usize) -> (String, mpsc::Receiver<usize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (closed, closes) = mpsc::channel();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let mut stream = stream.unwrap();
+            let mut reader = io::BufReader::new(stream.try_clone().unwrap());
+            for _ in 0..per_connection {
+                if !read_request(&mut reader) {
+                    break;
+                }
+                stream.write_all(reply.as_bytes()).unwrap();
+            }
+            drop((reader, stream));
+            closed.send(n).unwrap();
+        }
+    });
+    (url, closes)
+}
+
+const OK: &str = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+
+#[test]
+fn a_connection_carries_the_next_exchange_once_its_reply_is_read() {
+    let (url, closes) = server(OK, 3);
+    let target = Target::new(&url, 1024, 4).unwrap();
+    for _ in 0..3 {
+        assert_eq!(
+            exchange(&target, Duration::from_secs(5)),
+            (Some(200), b"{}".to_vec(), String::from("end"))
+        );
+    }
+    // Three exchanges, one connection: the server closed its first after the third reply.
+    assert_eq!(closes.recv().unwrap(), 0);
+    // The next exchange finds the kept connection closed and opens another.
+    assert_eq!(exchange(&target, Duration::from_secs(5)).2, "end");
+    assert_eq!(target.idle.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn a_connection_the_server_closes_is_not_kept() {
+    let close = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}";
+    let (url, closes) = server(close, usize::MAX);
+    let target = Target::new(&url, 1024, 4).unwrap();
+    assert_eq!(exchange(&target, Duration::from_secs(5)).2, "end");
+    assert!(target.idle.lock().unwrap().is_empty());
+    drop(target);
+    assert_eq!(closes.recv().unwrap(), 0);
+}
+
+#[test]
+fn a_server_that_never_answers_breaks_the_exchange_at_its_deadline_and_one_not_there_at_once() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let target = Target::new(&url, 1024, 4).unwrap();
+    let (status, _, end) = exchange(&target, Duration::from_millis(50));
+    assert_eq!(status, None);
+    assert_eq!(end, "broken true: the exchange's deadline passed");
+    drop(listener);
+    let (_, _, end) = exchange(&target, Duration::from_secs(5));
+    assert!(
+        end.starts_with("broken true: cannot connect to 127.0.0.1:"),
+        "{end}"
+    );
+}
