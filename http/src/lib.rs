@@ -49,10 +49,14 @@ const REPLY_QUEUE: usize = 64;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum HttpClientError {
-    /// The URL is not an `http://` (or, with the `rustls` feature, `https://`) URL with a
-    /// host.
+    /// The URL is not one this build can reach: an `http://` (or, with the `rustls` feature,
+    /// `https://`) URL with a host, an optional port, and a path and query of visible ASCII
+    /// (percent-encoded). Credentials in the URL are refused: they belong in a header.
     InvalidUrl(String),
-    /// A header the application gave is not a valid header, or came after the first request.
+    /// A header the application gave is not a valid header (a token for a name, visible
+    /// ASCII, spaces and tabs for a value), is one the transport writes itself (`Host`,
+    /// `Content-Length`, `Transfer-Encoding`, `Connection`, `Upgrade`), or came after the
+    /// first request.
     InvalidHeader(String),
     /// The server could not be reached: the connection was refused, timed out or failed
     /// before any reply, or its reply's head was not HTTP (the cause, as text).

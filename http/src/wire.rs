@@ -268,10 +268,15 @@ impl Target {
 impl Tls {
     /// TLS to `host`, verified against the webpki roots, with ring's cryptography.
     fn new(host: &str) -> Result<Self, HttpClientError> {
-        let invalid = |why: String| HttpClientError::InvalidUrl(why);
         let roots = rustls::RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
+        Tls::trusting(host, roots)
+    }
+
+    /// TLS to `host`, verified against `roots`.
+    fn trusting(host: &str, roots: rustls::RootCertStore) -> Result<Self, HttpClientError> {
+        let invalid = |why: String| HttpClientError::InvalidUrl(why);
         let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
         let config = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()

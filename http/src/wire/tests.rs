@@ -418,6 +418,11 @@ fn exchange(target: &Target, timeout: Duration) -> (Option<u16>, Vec<u8>, String
 
 /// Reads one request (head and `Content-Length` body) from `reader`; false at its end.
 fn read_request(reader: &mut io::BufReader<TcpStream>) -> bool {
+    read_request_from(reader)
+}
+
+/// [`read_request`] from any stream.
+fn read_request_from(reader: &mut impl BufRead) -> bool {
     let mut length = 0;
     loop {
         let mut line = String::new();
@@ -503,4 +508,97 @@ fn a_server_that_never_answers_breaks_the_exchange_at_its_deadline_and_one_not_t
         end.starts_with("broken true: cannot connect to 127.0.0.1:"),
         "{end}"
     );
+}
+
+#[cfg(feature = "rustls")]
+mod tls {
+    use super::*;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+    const CA: &[u8] = include_bytes!("tls/ca.der");
+    const LEAF: &[u8] = include_bytes!("tls/localhost.der");
+    const KEY: &[u8] = include_bytes!("tls/localhost.key.der");
+
+    /// A TLS server with the test certificate (for localhost and 127.0.0.1, issued by the
+    /// test CA), answering every request with `OK`; it reports each connection it accepts.
+    fn tls_server() -> (String, mpsc::Receiver<()>) {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(KEY.to_vec()));
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![CertificateDer::from(LEAF.to_vec())], key)
+            .unwrap();
+        let config = Arc::new(config);
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("https://{}/mcp", listener.local_addr().unwrap());
+        let (accepted, accepts) = mpsc::channel();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(tcp) = stream else { return };
+                let _ = accepted.send(());
+                let session = rustls::ServerConnection::new(Arc::clone(&config)).unwrap();
+                let tls = rustls::StreamOwned::new(session, tcp);
+                std::thread::spawn(move || {
+                    let mut reader = io::BufReader::new(tls);
+                    while read_request_from(&mut reader) {
+                        let tls = reader.get_mut();
+                        if tls
+                            .write_all(OK.as_bytes())
+                            .and_then(|()| tls.flush())
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        (url, accepts)
+    }
+
+    fn trusting_the_test_ca(url: &str, name: &str) -> Target {
+        let mut target = Target::new(url, 1024, 4).unwrap();
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(CertificateDer::from(CA.to_vec())).unwrap();
+        target.tls = Some(Tls::trusting(name, roots).unwrap());
+        target
+    }
+
+    #[test]
+    fn https_verifies_the_server_and_keeps_its_connection() {
+        let (url, accepts) = tls_server();
+        let target = trusting_the_test_ca(&url, "127.0.0.1");
+        for _ in 0..3 {
+            assert_eq!(
+                exchange(&target, Duration::from_secs(5)),
+                (Some(200), b"{}".to_vec(), String::from("end"))
+            );
+        }
+        accepts.recv().unwrap();
+        assert!(
+            accepts.try_recv().is_err(),
+            "one connection carried all three"
+        );
+    }
+
+    #[test]
+    fn https_refuses_a_server_it_cannot_verify_before_anything_is_sent() {
+        let (url, _) = tls_server();
+        // The webpki roots do not know the test CA.
+        let (status, _, end) =
+            exchange(&Target::new(&url, 1024, 4).unwrap(), Duration::from_secs(5));
+        assert_eq!(status, None);
+        assert!(
+            end.starts_with("broken true: cannot send the request: invalid peer certificate"),
+            "{end}"
+        );
+        // The test CA, but a name the certificate does not carry.
+        let (_, _, end) = exchange(
+            &trusting_the_test_ca(&url, "example.com"),
+            Duration::from_secs(5),
+        );
+        assert!(end.contains("invalid peer certificate"), "{end}");
+    }
 }
