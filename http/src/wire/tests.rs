@@ -293,6 +293,44 @@ proptest! {
     }
 }
 
+proptest! {
+    /// Whatever a server sends, however it is cut, reading it ends without a panic and the
+    /// buffer stays within the larger of its first size and the head's bound.
+    #[test]
+    fn any_bytes_from_a_server_end_in_a_reply_or_a_refusal(
+        head in proptest::sample::select(vec![
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n",
+            "HTTP/1.1 100 Continue\r\n\r\n",
+            "HTTP/1.1 200 OK\r\n",
+            "",
+        ]),
+        noise in proptest::collection::vec(
+            proptest::sample::select(b"0123456789abcdefABCDEF;:= \r\n\t\x00\x7fHTP/.1".to_vec()),
+            0..3000,
+        ),
+        cuts in proptest::collection::vec(1_usize..300, 1..10),
+    ) {
+        let mut bytes = head.as_bytes().to_vec();
+        bytes.extend_from_slice(&noise);
+        let mut pieces = Vec::new();
+        let mut rest = bytes.as_slice();
+        for cut in cuts.iter().cycle() {
+            if rest.is_empty() {
+                break;
+            }
+            let (piece, after) = rest.split_at((*cut).min(rest.len()));
+            pieces.push(piece.to_vec());
+            rest = after;
+        }
+        let mut conn = scripted(pieces);
+        if let Ok(head) = conn.read_head(soon(), 256) {
+            let _ = conn.read_body(head.framing, soon(), 256, &mut |_| true);
+        }
+        prop_assert!(conn.buf.len() <= READ_BYTES);
+    }
+}
+
 #[test]
 fn urls_are_read_strictly() {
     let url = |tls, host, port, authority, path: &str| Url {
