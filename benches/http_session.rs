@@ -1,7 +1,7 @@
 //! The core's own cost of one call over Streamable HTTP: queue `tools/call`, take the HTTP
 //! request the session makes (headers included), and read the reply back (its head, its
 //! body, its end) to the typed result. No network: what `mcp-sansio-http` adds on top is
-//! ureq's and the kernel's, measured end to end by `mcp-compare`.
+//! its HTTP/1.1 and the kernel's, measured end to end by `mcp-compare`.
 //!
 //! `cargo bench --bench http_session`
 

@@ -615,6 +615,16 @@ struct Conn {
     /// The unused bytes are `buf[start..end]`.
     start: usize,
     end: usize,
+    /// The socket's read and write timeouts as last set, if they were.
+    read_timeout: Option<Duration>,
+    write_timeout: Option<Duration>,
+}
+
+/// Which of a socket's timeouts.
+#[derive(Debug, Clone, Copy)]
+enum Direction {
+    Read,
+    Write,
 }
 
 impl Conn {
@@ -624,6 +634,8 @@ impl Conn {
             buf: vec![0; READ_BYTES],
             start: 0,
             end: 0,
+            read_timeout: None,
+            write_timeout: None,
         }
     }
 
@@ -641,12 +653,67 @@ impl Conn {
         restored && matches!(peeked, Err(e) if e.kind() == io::ErrorKind::WouldBlock)
     }
 
-    fn write(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()> {
-        if let Some(tcp) = self.stream.tcp() {
-            tcp.set_write_timeout(Some(remaining(deadline)?))?;
+    /// Writes all of `bytes` (and, over TLS, flushes them) by `deadline`.
+    fn write(&mut self, mut bytes: &[u8], deadline: Instant) -> io::Result<()> {
+        loop {
+            self.bound(Direction::Write, deadline)?;
+            let wrote = if bytes.is_empty() {
+                self.stream.flush().map(|()| 0)
+            } else {
+                self.stream.write(bytes)
+            };
+            match wrote {
+                Ok(0) if bytes.is_empty() => return Ok(()),
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
+                Err(e) => self.retry_after(Direction::Write, e, deadline)?,
+            }
         }
-        self.stream.write_all(bytes)?;
-        self.stream.flush()
+    }
+
+    /// Bounds the next blocking read or write by what is left until `deadline`. The
+    /// socket's timeout changes only when the one it has could wait past the deadline: most
+    /// exchanges start a new operation, with more time left than the last one had, and
+    /// then no system call is needed.
+    fn bound(&mut self, direction: Direction, deadline: Instant) -> io::Result<()> {
+        let left = remaining(deadline)?;
+        let Some(tcp) = self.stream.tcp() else {
+            return Ok(());
+        };
+        let set = match direction {
+            Direction::Read => &mut self.read_timeout,
+            Direction::Write => &mut self.write_timeout,
+        };
+        if set.is_none_or(|set| set > left) {
+            match direction {
+                Direction::Read => tcp.set_read_timeout(Some(left))?,
+                Direction::Write => tcp.set_write_timeout(Some(left))?,
+            }
+            *set = Some(left);
+        }
+        Ok(())
+    }
+
+    /// What to do after `error` from a read or a write: try again when it was interrupted,
+    /// or when the socket's timeout, shorter than what is left, ran out (it is set afresh);
+    /// otherwise the error.
+    fn retry_after(
+        &mut self,
+        direction: Direction,
+        error: io::Error,
+        deadline: Instant,
+    ) -> io::Result<()> {
+        match error.kind() {
+            io::ErrorKind::Interrupted => Ok(()),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut if Instant::now() < deadline => {
+                match direction {
+                    Direction::Read => self.read_timeout = None,
+                    Direction::Write => self.write_timeout = None,
+                }
+                Ok(())
+            }
+            _ => Err(error),
+        }
     }
 
     /// The bytes read and not yet used.
@@ -681,18 +748,17 @@ impl Conn {
             }
         }
         loop {
-            let left = remaining(deadline).map_err(|e| said(&e))?;
-            if let Some(tcp) = self.stream.tcp() {
-                tcp.set_read_timeout(Some(left)).map_err(|e| said(&e))?;
-            }
+            self.bound(Direction::Read, deadline)
+                .map_err(|e| said(&e))?;
             let free = self.buf.get_mut(self.end..).unwrap_or_default();
             match self.stream.read(free) {
                 Ok(n) => {
                     self.end += n;
                     return Ok(n);
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(said(&e)),
+                Err(e) => self
+                    .retry_after(Direction::Read, e, deadline)
+                    .map_err(|e| said(&e))?,
             }
         }
     }

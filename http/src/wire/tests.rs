@@ -522,6 +522,29 @@ fn a_connection_carries_the_next_exchange_once_its_reply_is_read() {
 }
 
 #[test]
+fn a_socket_timeout_is_set_again_only_when_it_could_outlast_the_deadline() {
+    let (url, _) = server(OK, usize::MAX);
+    let target = Target::new(&url, 1024, 4).unwrap();
+    let timeouts = || {
+        let idle = target.idle.lock().unwrap();
+        (
+            idle[0].read_timeout.unwrap(),
+            idle[0].write_timeout.unwrap(),
+        )
+    };
+    exchange(&target, Duration::from_secs(5));
+    let (read, write) = timeouts();
+    assert!(read <= Duration::from_secs(5) && write <= Duration::from_secs(5));
+    // More time left than the socket waits: nothing changes.
+    exchange(&target, Duration::from_secs(60));
+    assert_eq!(timeouts(), (read, write));
+    // Less: both are set to what is left.
+    exchange(&target, Duration::from_millis(500));
+    let (read, write) = timeouts();
+    assert!(read <= Duration::from_millis(500) && write <= Duration::from_millis(500));
+}
+
+#[test]
 fn a_connection_the_server_closes_is_not_kept() {
     let close = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}";
     let (url, closes) = server(close, usize::MAX);
