@@ -452,6 +452,28 @@ impl Write for Stream {
     }
 }
 
+/// Whether nothing waits to be read on `tcp`, not even its end: one peek that does not
+/// block, with `MSG_DONTWAIT` where there is one.
+#[cfg(unix)]
+fn nothing_waits(tcp: &TcpStream) -> bool {
+    let mut one = [std::mem::MaybeUninit::<u8>::uninit()];
+    let peeked =
+        socket2::SockRef::from(tcp).recv_with_flags(&mut one, libc::MSG_PEEK | libc::MSG_DONTWAIT);
+    matches!(peeked, Err(e) if e.kind() == io::ErrorKind::WouldBlock)
+}
+
+/// Whether nothing waits to be read on `tcp`, not even its end: a peek with the socket
+/// made non-blocking for it.
+#[cfg(not(unix))]
+fn nothing_waits(tcp: &TcpStream) -> bool {
+    if tcp.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let peeked = tcp.peek(&mut [0_u8; 1]);
+    let restored = tcp.set_nonblocking(false).is_ok();
+    restored && matches!(peeked, Err(e) if e.kind() == io::ErrorKind::WouldBlock)
+}
+
 /// How long until `deadline`; an error once it has passed.
 fn remaining(deadline: Instant) -> io::Result<Duration> {
     let left = deadline.saturating_duration_since(Instant::now());
@@ -642,15 +664,10 @@ impl Conn {
     /// Whether the server has not closed the connection and sent nothing unasked: a peek
     /// that would block.
     fn is_open(&self) -> bool {
-        let Some(tcp) = self.stream.tcp() else {
-            return self.start == self.end;
-        };
-        if self.start != self.end || tcp.set_nonblocking(true).is_err() {
-            return false;
+        match self.stream.tcp() {
+            Some(tcp) => self.start == self.end && nothing_waits(tcp),
+            None => self.start == self.end,
         }
-        let peeked = tcp.peek(&mut [0_u8; 1]);
-        let restored = tcp.set_nonblocking(false).is_ok();
-        restored && matches!(peeked, Err(e) if e.kind() == io::ErrorKind::WouldBlock)
     }
 
     /// Writes all of `bytes` (and, over TLS, flushes them) by `deadline`.
