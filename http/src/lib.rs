@@ -184,9 +184,11 @@ pub struct HttpClient {
     max_workers: usize,
     /// Exchanges handed to a worker whose reply has not ended: only these can be aborted,
     /// so the set the workers read holds nothing that no worker will take out.
-    live: HashSet<ExchangeId>,
+    /// (A list: the session keeps at most twice `requests_in_flight` exchanges open, and
+    /// most of the time one is.)
+    live: Vec<ExchangeId>,
     /// The live exchanges that are `GET` streams.
-    streams: HashSet<ExchangeId>,
+    streams: Vec<ExchangeId>,
     /// The exchange performed on this thread, if one is.
     here: Option<ExchangeId>,
     /// The bound on an exchange that no operation's deadline covers.
@@ -239,8 +241,8 @@ impl HttpClient {
             workers: 0,
             busy: Arc::new(AtomicUsize::new(0)),
             max_workers,
-            live: HashSet::new(),
-            streams: HashSet::new(),
+            live: Vec::new(),
+            streams: Vec::new(),
             here: None,
             operation_timeout,
             aborted: Arc::new(Mutex::new(HashSet::new())),
@@ -379,24 +381,28 @@ impl HttpClient {
     /// between the reply and the session, which is what one call at a time costs.
     fn pump(&mut self) {
         self.take_aborts();
-        let mut ready: Vec<HttpRequest> =
-            std::iter::from_fn(|| self.session.poll_request()).collect();
+        let Some(first) = self.session.poll_request() else {
+            return;
+        };
+        let second = self.session.poll_request();
         // A POST only, and alone but for GET streams (which last as long as the session).
-        let alone = ready.len() == 1 && self.live.len() == self.streams.len();
-        if alone && ready.iter().all(|r| r.method == HttpMethod::Post) {
-            if let Some(request) = ready.pop() {
-                self.perform_here(request);
-            }
+        let alone = second.is_none() && self.live.len() == self.streams.len();
+        if alone && first.method == HttpMethod::Post {
+            self.perform_here(first);
+            return;
         }
-        for request in ready {
+        for request in [Some(first), second].into_iter().flatten() {
+            self.dispatch(request);
+        }
+        while let Some(request) = self.session.poll_request() {
             self.dispatch(request);
         }
     }
 
     /// Forgets `exchange` as live; whether it was.
     fn ended(&mut self, exchange: ExchangeId) -> bool {
-        self.streams.remove(&exchange);
-        self.live.remove(&exchange)
+        forget(&mut self.streams, exchange);
+        forget(&mut self.live, exchange)
     }
 
     /// Takes the exchanges the session gave up on: a worker's stops reading, and the one
@@ -433,9 +439,9 @@ impl HttpClient {
         if busy >= self.workers && self.workers < self.max_workers {
             self.spawn_worker();
         }
-        self.live.insert(request.exchange);
+        self.live.push(request.exchange);
         if request.method == HttpMethod::Get {
-            self.streams.insert(request.exchange);
+            self.streams.push(request.exchange);
         }
         let job = Job {
             timeout: self.timeout(),
@@ -453,7 +459,7 @@ impl HttpClient {
         let exchange = request.exchange;
         let endpoint = Arc::clone(&self.endpoint);
         let timeout = self.timeout();
-        self.live.insert(exchange);
+        self.live.push(exchange);
         self.here = Some(exchange);
         perform(&endpoint, &request, timeout, &mut |seen| {
             self.feed(exchange, seen);
@@ -578,7 +584,18 @@ impl Drop for HttpClient {
         // Every reply still read is abandoned; workers waiting for a job end when the
         // queue closes with this client, and one blocked on a read by its timeout.
         let mut aborted = self.aborted.lock().unwrap_or_else(PoisonError::into_inner);
-        aborted.extend(self.live.drain());
+        aborted.extend(self.live.drain(..));
+    }
+}
+
+/// Takes `exchange` out of `list`; whether it was there.
+fn forget(list: &mut Vec<ExchangeId>, exchange: ExchangeId) -> bool {
+    match list.iter().position(|e| *e == exchange) {
+        Some(at) => {
+            list.swap_remove(at);
+            true
+        }
+        None => false,
     }
 }
 

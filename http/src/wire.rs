@@ -192,7 +192,9 @@ impl Target {
             }
         }
         if let Some(body) = body {
-            out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+            out.extend_from_slice(b"Content-Length: ");
+            write_decimal(&mut out, body.len());
+            out.extend_from_slice(b"\r\n\r\n");
             out.extend_from_slice(body);
         } else {
             out.extend_from_slice(b"\r\n");
@@ -607,6 +609,25 @@ fn decimal(digits: &[u8]) -> Option<u64> {
     })
 }
 
+/// Writes `n` in decimal.
+fn write_decimal(out: &mut Vec<u8>, n: usize) {
+    let mut digits = [0_u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        if let Some(digit) = digits.get_mut(at) {
+            // `rest % 10` is below 10: the cast keeps it whole.
+            *digit = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(at..).unwrap_or_default());
+}
+
 /// Whether a reply head ends in `bytes`: a line feed followed by an empty line.
 fn head_ends(bytes: &[u8]) -> bool {
     let mut rest = bytes;
@@ -788,15 +809,21 @@ impl Conn {
         let mut scanned = 0_usize;
         loop {
             let bytes = self.buffered();
-            let ended = scanned == 0
+            let ended = (scanned == 0 && !bytes.is_empty())
                 || bytes
                     .get(scanned.saturating_sub(2)..)
                     .is_some_and(head_ends);
             scanned = bytes.len();
             if ended {
-                let mut fields = [httparse::EMPTY_HEADER; HEADER_FIELDS];
-                let mut reply = httparse::Response::new(&mut fields);
-                match reply.parse(bytes) {
+                // Left uninitialised: httparse writes the fields it finds.
+                let mut fields = [const { std::mem::MaybeUninit::uninit() }; HEADER_FIELDS];
+                let mut reply = httparse::Response::new(&mut []);
+                let parsed = httparse::ParserConfig::default().parse_response_with_uninit_headers(
+                    &mut reply,
+                    bytes,
+                    &mut fields,
+                );
+                match parsed {
                     Ok(httparse::Status::Complete(len)) if len > most => {
                         return Err(format!("the reply's head is longer than {most} bytes"));
                     }

@@ -277,7 +277,9 @@ impl<'t, 'k, const N: usize> Rest<'t, 'k, N> {
         if !self.any {
             return RawObject::empty();
         }
-        let mut rest = Vec::new();
+        // The rest is never longer than the object (a key written back may only lose
+        // escapes): one allocation, not one per doubling.
+        let mut rest = Vec::with_capacity(self.object.0.len());
         for (key, value) in self.object.members() {
             if !self.keys.iter().any(|k| *k == key) {
                 rest.push(if rest.is_empty() { b'{' } else { b',' });

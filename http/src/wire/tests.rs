@@ -332,6 +332,15 @@ proptest! {
 }
 
 #[test]
+fn lengths_are_written_in_decimal() {
+    for n in [0, 7, 10, 296, 65_536, usize::MAX] {
+        let mut out = Vec::new();
+        write_decimal(&mut out, n);
+        assert_eq!(out, n.to_string().into_bytes());
+    }
+}
+
+#[test]
 fn urls_are_read_strictly() {
     let url = |tls, host, port, authority, path: &str| Url {
         tls,
