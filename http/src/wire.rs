@@ -192,9 +192,8 @@ impl Target {
             }
         }
         if let Some(body) = body {
-            out.extend_from_slice(b"Content-Length: ");
-            write_decimal(&mut out, body.len());
-            out.extend_from_slice(b"\r\n\r\n");
+            // Writing to a Vec cannot fail.
+            let _ = write!(out, "Content-Length: {}\r\n\r\n", body.len());
             out.extend_from_slice(body);
         } else {
             out.extend_from_slice(b"\r\n");
@@ -607,25 +606,6 @@ fn decimal(digits: &[u8]) -> Option<u64> {
         let digit = u64::from(b.checked_sub(b'0').filter(|d| *d < 10)?);
         n.checked_mul(10)?.checked_add(digit)
     })
-}
-
-/// Writes `n` in decimal.
-fn write_decimal(out: &mut Vec<u8>, n: usize) {
-    let mut digits = [0_u8; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        if let Some(digit) = digits.get_mut(at) {
-            // `rest % 10` is below 10: the cast keeps it whole.
-            *digit = b'0' + (rest % 10) as u8;
-        }
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(digits.get(at..).unwrap_or_default());
 }
 
 /// Whether a reply head ends in `bytes`: a line feed followed by an empty line.
