@@ -34,6 +34,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+#[cfg(feature = "_fuzz")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod wire;
 
 use mcp_sansio::{

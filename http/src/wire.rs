@@ -22,7 +22,7 @@ const HEADER_FIELDS: usize = 128;
 
 /// How many bytes a connection's buffer holds at first. A reply head that needs more grows
 /// it, up to the head's bound.
-const READ_BYTES: usize = 16 * 1024;
+pub(crate) const READ_BYTES: usize = 16 * 1024;
 
 /// The headers this transport writes itself; one of the application's by these names would
 /// change how the request is framed or where it goes.
@@ -401,9 +401,9 @@ enum Stream {
     Plain(TcpStream),
     #[cfg(feature = "rustls")]
     Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
-    /// Scripted bytes in place of a socket, for the framing tests.
-    #[cfg(test)]
-    Script(tests::Script),
+    /// Scripted bytes in place of a socket, for the framing tests and the fuzz target.
+    #[cfg(any(test, feature = "_fuzz"))]
+    Script(script::Script),
 }
 
 impl Stream {
@@ -413,7 +413,7 @@ impl Stream {
             Stream::Plain(tcp) => Some(tcp),
             #[cfg(feature = "rustls")]
             Stream::Tls(tls) => Some(tls.get_ref()),
-            #[cfg(test)]
+            #[cfg(any(test, feature = "_fuzz"))]
             Stream::Script(_) => None,
         }
     }
@@ -425,7 +425,7 @@ impl Read for Stream {
             Stream::Plain(tcp) => tcp.read(buf),
             #[cfg(feature = "rustls")]
             Stream::Tls(tls) => tls.read(buf),
-            #[cfg(test)]
+            #[cfg(any(test, feature = "_fuzz"))]
             Stream::Script(script) => script.read(buf),
         }
     }
@@ -437,7 +437,7 @@ impl Write for Stream {
             Stream::Plain(tcp) => tcp.write(buf),
             #[cfg(feature = "rustls")]
             Stream::Tls(tls) => tls.write(buf),
-            #[cfg(test)]
+            #[cfg(any(test, feature = "_fuzz"))]
             Stream::Script(script) => script.write(buf),
         }
     }
@@ -447,7 +447,7 @@ impl Write for Stream {
             Stream::Plain(tcp) => tcp.flush(),
             #[cfg(feature = "rustls")]
             Stream::Tls(tls) => tls.flush(),
-            #[cfg(test)]
+            #[cfg(any(test, feature = "_fuzz"))]
             Stream::Script(script) => script.flush(),
         }
     }
@@ -499,7 +499,7 @@ fn said(e: &io::Error) -> String {
 
 /// How a reply's body is delimited (RFC 9112, section 6.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Framing {
+pub(crate) enum Framing {
     /// No body (1xx, 204, 304).
     Empty,
     /// `Content-Length` bytes.
@@ -511,8 +511,8 @@ enum Framing {
 }
 
 /// A reply's head, as the transport needs it.
-#[derive(Debug)]
-struct Head {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Head {
     status: u16,
     content_type: Option<String>,
     session_id: Option<String>,
@@ -622,7 +622,7 @@ fn head_ends(bytes: &[u8]) -> bool {
 
 /// How reading a body ended.
 #[derive(Debug, PartialEq, Eq)]
-enum BodyEnd {
+pub(crate) enum BodyEnd {
     /// Read to its end: the connection is where the next reply would start.
     Whole,
     /// The sink stopped reading.
@@ -632,7 +632,7 @@ enum BodyEnd {
 }
 
 /// One connection, and the bytes read from it and not yet used.
-struct Conn {
+pub(crate) struct Conn {
     stream: Stream,
     buf: Vec<u8>,
     /// The unused bytes are `buf[start..end]`.
@@ -980,5 +980,7 @@ impl Conn {
     }
 }
 
+#[cfg(any(test, feature = "_fuzz"))]
+pub(crate) mod script;
 #[cfg(test)]
 mod tests;

@@ -1,52 +1,13 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
-use std::collections::VecDeque;
 use std::io::BufRead;
 use std::net::TcpListener;
 use std::sync::mpsc;
-use std::sync::Arc;
 
 use proptest::prelude::*;
 
+use super::script::scripted;
 use super::*;
-
-/// Bytes a reply arrives in, one piece per read, and what was written.
-pub(super) struct Script {
-    pieces: VecDeque<Vec<u8>>,
-    written: Arc<Mutex<Vec<Vec<u8>>>>,
-}
-
-impl Read for Script {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let Some(mut piece) = self.pieces.pop_front() else {
-            return Ok(0);
-        };
-        let n = piece.len().min(buf.len());
-        buf[..n].copy_from_slice(&piece[..n]);
-        if n < piece.len() {
-            self.pieces.push_front(piece.split_off(n));
-        }
-        Ok(n)
-    }
-}
-
-impl Write for Script {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.written.lock().unwrap().push(buf.to_vec());
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-fn scripted(pieces: Vec<Vec<u8>>) -> Conn {
-    Conn::new(Stream::Script(Script {
-        pieces: pieces.into(),
-        written: Arc::default(),
-    }))
-}
 
 fn soon() -> Instant {
     Instant::now() + Duration::from_secs(10)
@@ -581,6 +542,8 @@ fn a_server_that_never_answers_breaks_the_exchange_at_its_deadline_and_one_not_t
 
 #[cfg(feature = "rustls")]
 mod tls {
+    use std::sync::Arc;
+
     use super::*;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
