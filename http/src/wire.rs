@@ -110,28 +110,18 @@ impl Target {
         let deadline = Instant::now()
             .checked_add(timeout)
             .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
-        let broken = |why: String| Seen::Broken {
-            before_head: true,
-            why,
-        };
-        let request = match self.request(method, headers, body) {
-            Ok(request) => request,
+        let started = self.request(method, headers, body).and_then(|request| {
+            let mut conn = self.send(&request, deadline)?;
+            let head = conn.read_head(deadline, self.head_bytes)?;
+            Ok((conn, head))
+        });
+        let (mut conn, head) = match started {
+            Ok(started) => started,
             Err(why) => {
-                sink(broken(why));
-                return;
-            }
-        };
-        let mut conn = match self.send(&request, deadline) {
-            Ok(conn) => conn,
-            Err(why) => {
-                sink(broken(why));
-                return;
-            }
-        };
-        let head = match conn.read_head(deadline, self.head_bytes) {
-            Ok(head) => head,
-            Err(why) => {
-                sink(broken(why));
+                sink(Seen::Broken {
+                    before_head: true,
+                    why,
+                });
                 return;
             }
         };
@@ -783,9 +773,10 @@ impl Conn {
 
     /// Reads a reply's head, skipping interim (1xx) replies but 101.
     fn read_head(&mut self, deadline: Instant, most: usize) -> Result<Head, String> {
-        // Where the search for the head's blank line resumes: a server that drips its head
-        // a byte at a time costs one scan of it, not one parse per byte.
-        // A head usually comes whole in one read, so the first look is a parse.
+        // A head usually comes whole in one read, so the first look is a parse; after that,
+        // a parse waits for the head's blank line, and the search for it resumes where it
+        // stopped: a server that drips its head a byte at a time costs one scan of it, not
+        // one parse per byte.
         let mut scanned = 0_usize;
         loop {
             let bytes = self.buffered();
@@ -849,8 +840,8 @@ impl Conn {
     ) -> BodyEnd {
         let read = match framing {
             Framing::Empty => Ok(true),
-            Framing::Length(length) => self.pass(length, deadline, sink),
-            Framing::Close => self.pass_to_close(deadline, sink),
+            Framing::Length(length) => self.pass(Some(length), deadline, sink),
+            Framing::Close => self.pass(None, deadline, sink),
             Framing::Chunked => self.pass_chunks(deadline, most, sink),
         };
         match read {
@@ -860,47 +851,34 @@ impl Conn {
         }
     }
 
-    /// Hands the next `length` bytes to `sink`; `false` if it stopped reading.
+    /// Hands the next `length` bytes to `sink`, or, with no length, every byte until the
+    /// server closes the connection; `false` if it stopped reading.
     fn pass(
         &mut self,
-        mut length: u64,
+        mut length: Option<u64>,
         deadline: Instant,
         sink: &mut dyn FnMut(Seen<'_>) -> bool,
     ) -> Result<bool, String> {
-        while length > 0 {
+        while length != Some(0) {
             if self.buffered().is_empty() && self.fill(deadline, READ_BYTES)? == 0 {
-                return Err(String::from(
-                    "the server closed the connection inside the body",
-                ));
+                return match length {
+                    None => Ok(true),
+                    Some(_) => Err(String::from(
+                        "the server closed the connection inside the body",
+                    )),
+                };
             }
             let bytes = self.buffered();
-            let n = bytes
-                .len()
-                .min(usize::try_from(length).unwrap_or(usize::MAX));
+            let n = length.map_or(bytes.len(), |left| {
+                bytes.len().min(usize::try_from(left).unwrap_or(usize::MAX))
+            });
             if !sink(Seen::Body(bytes.get(..n).unwrap_or_default())) {
                 return Ok(false);
             }
             self.consume(n);
-            length -= n as u64;
+            length = length.map(|left| left - n as u64);
         }
         Ok(true)
-    }
-
-    /// Hands every byte until the server closes the connection to `sink`.
-    fn pass_to_close(
-        &mut self,
-        deadline: Instant,
-        sink: &mut dyn FnMut(Seen<'_>) -> bool,
-    ) -> Result<bool, String> {
-        loop {
-            if self.buffered().is_empty() && self.fill(deadline, READ_BYTES)? == 0 {
-                return Ok(true);
-            }
-            if !sink(Seen::Body(self.buffered())) {
-                return Ok(false);
-            }
-            self.consume(self.end - self.start);
-        }
     }
 
     /// Hands a chunked body's data to `sink`, and reads its trailers past.
@@ -926,7 +904,7 @@ impl Conn {
             if size == 0 {
                 break;
             }
-            if !self.pass(size, deadline, sink)? {
+            if !self.pass(Some(size), deadline, sink)? {
                 return Ok(false);
             }
             self.line(deadline, most, |line| {
