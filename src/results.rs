@@ -9,7 +9,9 @@
 use alloc::borrow::Cow;
 use alloc::{string::String, vec::Vec};
 
-use crate::json::view::{opt_string, string, Elements, JsonRef, Object, Problem, Rest, Split};
+use crate::json::view::{
+    opt_string, string, Elements, JsonRef, Kept, Object, Problem, Rest, Split,
+};
 use crate::json::write::{object_text, text_of, write_array, ObjectWriter};
 use crate::json::{RawJson, RawObject};
 
@@ -84,17 +86,14 @@ impl CallToolResult {
     pub(crate) fn read(result: &Object<'_>) -> Result<Self, Problem> {
         // One walk: the content array is read where it lies instead of being skipped first
         // and walked again. Validated text holds each key once.
-        let (mut content, mut is_error, mut structured, mut other) = (None, None, None, false);
+        let (mut content, mut is_error, mut structured, mut kept) = (None, None, None, Kept::new());
         let mut members = result.cursor();
         while let Some(key) = members.key() {
             match key.as_ref() {
                 "content" => content = members.array(ContentBlock::read_all),
                 "isError" => is_error = Some(members.value()),
                 "structuredContent" => structured = Some(members.value()),
-                _ => {
-                    members.value();
-                    other = true;
-                }
+                _ => members.keep(&mut kept),
             }
         }
         let content = content.ok_or("content is not an array")??;
@@ -106,7 +105,7 @@ impl CallToolResult {
             content,
             structured_content: structured.map(JsonRef::to_raw),
             is_error,
-            extra: Rest::new(*result, Self::MODELLED, other).into_raw(),
+            extra: Rest::new(*result, Self::MODELLED, kept).into_raw(),
         })
     }
 }

@@ -613,7 +613,7 @@ fn perform(
     let headers = request
         .headers
         .iter()
-        .map(|(n, v)| (n.as_ref(), v.as_str()))
+        .map(|(n, v)| (n.as_ref(), v.as_ref()))
         .chain(
             endpoint
                 .headers

@@ -158,7 +158,8 @@ impl Target {
         body: Option<&[u8]>,
     ) -> Result<Vec<u8>, String> {
         let body_len = body.map_or(0, <[u8]>::len);
-        let mut out = Vec::with_capacity(1024 + self.path.len() + body_len);
+        // Room for the usual head; an application's long headers grow it once.
+        let mut out = Vec::with_capacity(512 + self.authority.len() + self.path.len() + body_len);
         for piece in [
             method,
             " ",

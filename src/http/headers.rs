@@ -253,6 +253,13 @@ impl Tool {
     /// A [`HeaderMarkerError`] when a marker breaks the rules: the tool must then be left out
     /// of a catalog read over Streamable HTTP.
     pub fn param_headers(&self) -> Result<Vec<ParamHeader>, HeaderMarkerError> {
+        // A marker's key is written either as it reads or with an escape in it: a schema
+        // holding neither the key's text nor a backslash has none, and is not walked (the
+        // usual case, asked on every call).
+        let schema = self.input_schema.as_str().as_bytes();
+        if !schema.contains(&b'\\') && memchr::memmem::find(schema, b"x-mcp-header").is_none() {
+            return Ok(Vec::new());
+        }
         let mut found: Vec<ParamHeader> = Vec::new();
         // Subschemas still to look at, each with its path of `properties` keys when it is
         // reached through them alone (the root's is empty). A stack, not recursion: the
@@ -441,5 +448,20 @@ mod tests {
             r#"{"type":"object","properties":{"x-mcp-header":{"type":"string","default":{"x-mcp-header":"no"}}}}"#,
         );
         assert_eq!(fine.param_headers().unwrap(), []);
+    }
+
+    #[test]
+    fn a_marker_written_with_escapes_is_still_a_marker() {
+        // The key spelled with an escape, and the name too: no text search may skip them.
+        let escaped = tool(
+            r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-\u0068eader":"Re\u0067ion"}}}"#,
+        );
+        let headers = escaped.param_headers().unwrap();
+        assert_eq!(headers.len(), 1);
+        assert_eq!(headers[0].name(), "Region");
+        // A backslash elsewhere and no marker: walked, and nothing found.
+        let plain =
+            tool(r#"{"type":"object","properties":{"p":{"type":"string","pattern":"\\d+"}}}"#);
+        assert_eq!(plain.param_headers().unwrap(), []);
     }
 }

@@ -42,11 +42,15 @@ pub struct HttpRequest {
     pub exchange: ExchangeId,
     /// The method.
     pub method: HttpMethod,
-    /// The headers, names as the spec writes them (HTTP reads them ignoring case).
-    pub headers: Vec<(Cow<'static, str>, String)>,
+    /// The headers, names as the spec writes them (HTTP reads them ignoring case); names
+    /// and values are borrowed where they are constants.
+    pub headers: Vec<(Cow<'static, str>, Cow<'static, str>)>,
     /// The body: one JSON-RPC message, or empty for `GET` and `DELETE`.
     pub body: Vec<u8>,
 }
+
+/// A request's headers; a value is borrowed where it is one of the session's constants.
+type Headers = Vec<(Cow<'static, str>, Cow<'static, str>)>;
 
 impl HttpRequest {
     /// The value of header `name`, ignoring case, if the request has it.
@@ -54,7 +58,7 @@ impl HttpRequest {
         self.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v.as_ref())
     }
 }
 
@@ -335,11 +339,11 @@ impl HttpSession {
             Reply::Ignored,
         ));
         let mut headers = Vec::new();
-        headers.push((Cow::Borrowed("Mcp-Session-Id"), id));
+        headers.push((Cow::Borrowed("Mcp-Session-Id"), Cow::Owned(id)));
         if let Some(version) = self.client.connection().map(|c| c.version) {
             headers.push((
                 Cow::Borrowed("MCP-Protocol-Version"),
-                String::from(version.as_str()),
+                Cow::Borrowed(version.as_str()),
             ));
         }
         Some(HttpRequest {
@@ -442,21 +446,21 @@ impl HttpSession {
     /// Makes the POST for one message.
     fn post(&mut self, sent: Sent, body: Vec<u8>) -> ExchangeId {
         let exchange = self.new_exchange();
-        let mut headers: Vec<(Cow<'static, str>, String)> = Vec::with_capacity(6);
+        let mut headers: Headers = Vec::with_capacity(6);
         headers.push((
             Cow::Borrowed("Accept"),
-            String::from("application/json, text/event-stream"),
+            Cow::Borrowed("application/json, text/event-stream"),
         ));
         headers.push((
             Cow::Borrowed("Content-Type"),
-            String::from("application/json"),
+            Cow::Borrowed("application/json"),
         ));
         let version = self.version_of(sent);
         let stateless = version.is_some_and(|v| v.era() == Era::Stateless);
         if let Some(version) = version {
             headers.push((
                 Cow::Borrowed("MCP-Protocol-Version"),
-                String::from(version.as_str()),
+                Cow::Borrowed(version.as_str()),
             ));
         }
         if stateless {
@@ -464,7 +468,7 @@ impl HttpSession {
                 self.routing_headers(method, &body, &mut headers);
             }
         } else if let Some(id) = &self.session_id {
-            headers.push((Cow::Borrowed("Mcp-Session-Id"), id.clone()));
+            headers.push((Cow::Borrowed("Mcp-Session-Id"), Cow::Owned(id.clone())));
         }
         let keep = match sent {
             Sent::Request { .. } if self.session_id.is_some() && !stateless => Some(body.clone()),
@@ -487,13 +491,8 @@ impl HttpSession {
 
     /// `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (2026-07-28), read from the body the
     /// client wrote.
-    fn routing_headers(
-        &self,
-        method: Method,
-        body: &[u8],
-        headers: &mut Vec<(Cow<'static, str>, String)>,
-    ) {
-        headers.push((Cow::Borrowed("Mcp-Method"), String::from(method.as_str())));
+    fn routing_headers(&self, method: Method, body: &[u8], headers: &mut Headers) {
+        headers.push((Cow::Borrowed("Mcp-Method"), Cow::Borrowed(method.as_str())));
         let Method::Call(kind) = method else {
             return;
         };
@@ -513,7 +512,10 @@ impl HttpSession {
         let Some(name) = params.get(key).and_then(JsonRef::as_str) else {
             return;
         };
-        headers.push((Cow::Borrowed("Mcp-Name"), header_value(&name).into_owned()));
+        headers.push((
+            Cow::Borrowed("Mcp-Name"),
+            Cow::Owned(header_value(&name).into_owned()),
+        ));
         if kind != CallKind::Tool {
             return;
         }
@@ -521,13 +523,16 @@ impl HttpSession {
         let markers = tool
             .and_then(|t| t.param_headers().ok())
             .unwrap_or_default();
+        if markers.is_empty() {
+            return;
+        }
         let arguments = params.get("arguments");
         for marker in markers {
             // A value that does not fit its header was refused before sending, by the
             // application's check of the arguments; here it is left out, as absent.
             let value = arguments.and_then(|a| marker.value_in(a).ok().flatten());
             if let Some(value) = value {
-                headers.push((Cow::Owned(marker.header_name()), value));
+                headers.push((Cow::Owned(marker.header_name()), Cow::Owned(value)));
             }
         }
     }
@@ -786,17 +791,17 @@ impl HttpSession {
             return;
         }
         let exchange = self.new_exchange();
-        let mut headers: Vec<(Cow<'static, str>, String)> = Vec::with_capacity(4);
-        headers.push((Cow::Borrowed("Accept"), String::from("text/event-stream")));
-        headers.push((Cow::Borrowed("Mcp-Session-Id"), session));
+        let mut headers: Headers = Vec::with_capacity(4);
+        headers.push((Cow::Borrowed("Accept"), Cow::Borrowed("text/event-stream")));
+        headers.push((Cow::Borrowed("Mcp-Session-Id"), Cow::Owned(session)));
         if let Some(version) = version {
             headers.push((
                 Cow::Borrowed("MCP-Protocol-Version"),
-                String::from(version.as_str()),
+                Cow::Borrowed(version.as_str()),
             ));
         }
         if let Some(id) = self.listen_reader.last_event_id().and_then(header_safe) {
-            headers.push((Cow::Borrowed("Last-Event-ID"), id));
+            headers.push((Cow::Borrowed("Last-Event-ID"), Cow::Owned(id)));
         }
         self.listen = Listen::Active {
             exchange,
@@ -897,18 +902,18 @@ impl HttpSession {
         self.next_exchange += 1;
         let exchange = ExchangeId(self.next_exchange);
         entry.id = exchange;
-        let mut headers: Vec<(Cow<'static, str>, String)> = Vec::with_capacity(4);
-        headers.push((Cow::Borrowed("Accept"), String::from("text/event-stream")));
+        let mut headers: Headers = Vec::with_capacity(4);
+        headers.push((Cow::Borrowed("Accept"), Cow::Borrowed("text/event-stream")));
         if let Some(session) = &self.session_id {
-            headers.push((Cow::Borrowed("Mcp-Session-Id"), session.clone()));
+            headers.push((Cow::Borrowed("Mcp-Session-Id"), Cow::Owned(session.clone())));
         }
         if let Some(version) = self.client.connection().map(|c| c.version) {
             headers.push((
                 Cow::Borrowed("MCP-Protocol-Version"),
-                String::from(version.as_str()),
+                Cow::Borrowed(version.as_str()),
             ));
         }
-        headers.push((Cow::Borrowed("Last-Event-ID"), event_id));
+        headers.push((Cow::Borrowed("Last-Event-ID"), Cow::Owned(event_id)));
         let request = HttpRequest {
             exchange,
             method: HttpMethod::Get,

@@ -165,6 +165,7 @@ impl<'t> Object<'t> {
         Cursor {
             text: self.0,
             pos: 1,
+            member: (1, false),
         }
     }
 
@@ -182,9 +183,26 @@ impl<'t> Object<'t> {
         value
     }
 
-    /// The values of the members named `keys`, found in one walk over the object.
+    /// The values of the members named `keys`, found in one walk over the object that stops
+    /// once each is found: validated text holds each key once.
     pub(crate) fn fields<const N: usize>(&self, keys: [&str; N]) -> [Option<JsonRef<'t>>; N] {
-        self.split_lazily(keys).0
+        let mut found = [None; N];
+        let mut missing = N;
+        let mut members = self.members();
+        while missing > 0 {
+            let Some((key, value)) = members.next() else {
+                break;
+            };
+            let slot = keys
+                .iter()
+                .position(|k| same_bytes(k.as_bytes(), key.as_bytes()))
+                .and_then(|slot| found.get_mut(slot));
+            if let Some(entry @ None) = slot {
+                *entry = Some(value);
+                missing -= 1;
+            }
+        }
+        found
     }
 
     /// The values of the members named `keys`, and every other member kept whole as a
@@ -227,19 +245,19 @@ fn split_object<'t, 'k, const N: usize>(
     keys: [&'k str; N],
 ) -> ([Option<JsonRef<'t>>; N], Rest<'t, 'k, N>, usize) {
     let mut found = [None; N];
-    let mut any = false;
+    let mut kept = Kept::new();
     let mut members = Members { text, pos: 1 };
-    for (key, value) in &mut members {
+    while let Some(member) = members.next_member() {
         match keys
             .iter()
-            .position(|k| same_bytes(k.as_bytes(), key.as_bytes()))
+            .position(|k| same_bytes(k.as_bytes(), member.key.as_bytes()))
         {
             Some(slot) => {
                 if let Some(entry) = found.get_mut(slot) {
-                    *entry = Some(value);
+                    *entry = Some(member.value);
                 }
             }
-            None => any = true,
+            None => kept.add(member.span, member.escaped),
         }
     }
     // Past the last member's ',' or '}' is the object's end; `{}` has no member.
@@ -247,23 +265,65 @@ fn split_object<'t, 'k, const N: usize>(
     let rest = Rest {
         object: Object(text.get(..end).unwrap_or(text)),
         keys,
-        any,
+        kept,
     };
     (found, rest, end)
+}
+
+/// How many members a walk notes the place of, so that [`Rest::into_raw`] copies them
+/// without walking the object again: enough for the usual leftovers (`_meta`,
+/// `annotations`, ...).
+const KEPT: usize = 4;
+
+/// Where the members a walk did not name lie in the object's text, each `"key":value` whole.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Kept {
+    spans: [(usize, usize); KEPT],
+    len: usize,
+    /// Whether `spans` holds every member the walk did not name; not when there were more
+    /// than [`KEPT`], or one's key holds an escape (it is written back decoded).
+    whole: bool,
+}
+
+impl Kept {
+    /// None yet.
+    pub(crate) const fn new() -> Self {
+        Kept {
+            spans: [(0, 0); KEPT],
+            len: 0,
+            whole: true,
+        }
+    }
+
+    /// One more member, at `span` of the object's text.
+    fn add(&mut self, span: (usize, usize), escaped: bool) {
+        match self.spans.get_mut(self.len) {
+            Some(slot) if !escaped => {
+                *slot = span;
+                self.len += 1;
+            }
+            _ => self.whole = false,
+        }
+    }
+
+    /// Whether the walk met any member it did not name.
+    fn any(&self) -> bool {
+        self.len > 0 || !self.whole
+    }
 }
 
 /// The members of an object that a [`split`](Object::split_lazily) did not name.
 pub(crate) struct Rest<'t, 'k, const N: usize> {
     object: Object<'t>,
     keys: [&'k str; N],
-    any: bool,
+    kept: Kept,
 }
 
 impl<'t, 'k, const N: usize> Rest<'t, 'k, N> {
-    /// The members of `object` not named by `keys`, when a walk of the reader's own found
-    /// `any` of them.
-    pub(crate) fn new(object: Object<'t>, keys: [&'k str; N], any: bool) -> Self {
-        Rest { object, keys, any }
+    /// The members of `object` not named by `keys`, as a walk of the reader's own `kept`
+    /// them.
+    pub(crate) fn new(object: Object<'t>, keys: [&'k str; N], kept: Kept) -> Self {
+        Rest { object, keys, kept }
     }
 
     /// The whole object the members were split from.
@@ -274,8 +334,22 @@ impl<'t, 'k, const N: usize> Rest<'t, 'k, N> {
     /// The members, copied into a compact object; the empty object, which costs nothing,
     /// when there are none.
     pub(crate) fn into_raw(self) -> RawObject {
-        if !self.any {
+        if !self.kept.any() {
             return RawObject::empty();
+        }
+        let text = self.object.0;
+        let kept = self.kept.spans.get(..self.kept.len).unwrap_or_default();
+        if self.kept.whole {
+            // Each member copied as written: its key has no escape, so writing it back
+            // would give the same bytes.
+            let length: usize = kept.iter().map(|(start, end)| end - start + 1).sum();
+            let mut rest = String::with_capacity(length + 1);
+            for &(start, end) in kept {
+                rest.push(if rest.is_empty() { '{' } else { ',' });
+                rest.push_str(text.get(start..end).unwrap_or_default());
+            }
+            rest.push('}');
+            return RawObject::from_trusted_text(rest);
         }
         // The rest is never longer than the object (a key written back may only lose
         // escapes): one allocation, not one per doubling.
@@ -299,10 +373,18 @@ pub(crate) struct Members<'t> {
     pos: usize,
 }
 
-impl<'t> Iterator for Members<'t> {
-    type Item = (Cow<'t, str>, JsonRef<'t>);
+/// One member of an object, and where it lies in the object's text.
+struct Member<'t> {
+    key: Cow<'t, str>,
+    value: JsonRef<'t>,
+    /// From the key's opening quote to just past the value.
+    span: (usize, usize),
+    /// Whether the key holds an escape.
+    escaped: bool,
+}
 
-    fn next(&mut self) -> Option<Self::Item> {
+impl<'t> Members<'t> {
+    fn next_member(&mut self) -> Option<Member<'t>> {
         let bytes = self.text.as_bytes();
         if bytes.get(self.pos) != Some(&b'"') {
             return None; // '}' or the end: no more members
@@ -313,8 +395,22 @@ impl<'t> Iterator for Members<'t> {
         let start = key_end + 1; // past ':'
         let end = skip_value(bytes, start);
         let value = JsonRef(self.text.get(start..end)?);
+        let span = (self.pos, end);
         self.pos = end + 1; // past ',' (or '}', which then ends the walk)
-        Some((key, value))
+        Some(Member {
+            key,
+            value,
+            span,
+            escaped,
+        })
+    }
+}
+
+impl<'t> Iterator for Members<'t> {
+    type Item = (Cow<'t, str>, JsonRef<'t>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_member().map(|m| (m.key, m.value))
     }
 }
 
@@ -383,6 +479,8 @@ impl<'t> Iterator for Elements<'t> {
 pub(crate) struct Cursor<'t> {
     text: &'t str,
     pos: usize,
+    /// Where the current member's key starts, and whether it holds an escape.
+    member: (usize, bool),
 }
 
 impl<'t> Cursor<'t> {
@@ -394,8 +492,18 @@ impl<'t> Cursor<'t> {
         }
         let (key_end, escaped) = skip_string(bytes, self.pos);
         let key = decode_string(self.text, self.pos + 1..key_end.saturating_sub(1), escaped);
+        self.member = (self.pos, escaped);
         self.pos = key_end + 1; // past ':'
         Some(key)
+    }
+
+    /// The current member skipped whole, its place noted in `kept`: a member the reader
+    /// does not model.
+    pub(crate) fn keep(&mut self, kept: &mut Kept) {
+        let (start, escaped) = self.member;
+        let end = skip_value(self.text.as_bytes(), self.pos);
+        kept.add((start, end), escaped);
+        self.pos = end + 1;
     }
 
     /// The current member's value, skipped whole.
@@ -524,5 +632,115 @@ mod tests {
         assert_eq!(object.opt_str("d"), Err(()));
         assert_eq!(object.opt_str("zz"), Ok(None));
         assert_eq!(JsonRef::new("[]").as_array().map(Iterator::count), Some(0));
+    }
+
+    /// What `into_raw` must give: every member not named, its key written back decoded.
+    fn rest_by_walking(object: Object<'_>, keys: &[&str]) -> String {
+        let mut out = Vec::new();
+        for (key, value) in object.members() {
+            if !keys.contains(&key.as_ref()) {
+                out.push(if out.is_empty() { b'{' } else { b',' });
+                write_string(&mut out, &key);
+                out.push(b':');
+                out.extend_from_slice(value.text().as_bytes());
+            }
+        }
+        if out.is_empty() {
+            return "{}".to_owned();
+        }
+        out.push(b'}');
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_rest_is_copied_from_where_the_walk_found_it() {
+        let cases = [
+            (r#"{"a":1,"b":[{"c":"}"}],"d":"x"}"#, r#"{"b":[{"c":"}"}]}"#),
+            (r#"{"a":1,"d":2}"#, "{}"),
+            (r#"{}"#, "{}"),
+            // More than the walk notes: walked again.
+            (
+                r#"{"p":1,"q":2,"a":0,"r":3,"s":4,"t":5}"#,
+                r#"{"p":1,"q":2,"r":3,"s":4,"t":5}"#,
+            ),
+            // A key with an escape is written back decoded.
+            (r#"{"\u0071":{"x":[]},"a":true,"é":null}"#, r#"{"q":{"x":[]},"é":null}"#),
+        ];
+        for (text, rest) in cases {
+            let object = JsonRef::new(text).as_object().unwrap();
+            let (_, split) = object.split(["a", "d"]);
+            assert_eq!(split.as_str(), rest, "{text}");
+            assert_eq!(rest_by_walking(object, &["a", "d"]), rest, "{text}");
+            // The cursor's own walk keeps the same.
+            let mut kept = Kept::new();
+            let mut cursor = object.cursor();
+            while let Some(key) = cursor.key() {
+                if key == "a" || key == "d" {
+                    cursor.value();
+                } else {
+                    cursor.keep(&mut kept);
+                }
+            }
+            let raw = Rest::new(object, ["a", "d"], kept).into_raw();
+            assert_eq!(raw.as_str(), rest, "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_rest_is_what_a_second_walk_would_give(
+            members in proptest::collection::vec(
+                (0_usize..8, proptest::sample::select(alloc::vec!["1", r#""s""#, "[]", r#"{"k":["]"]}"#, "null"])),
+                0..10,
+            ),
+            named in proptest::collection::vec(0_usize..8, 0..3),
+        ) {
+            // Keys k0..k7, the odd ones written with an escape; each once.
+            let mut seen = Vec::new();
+            let mut text = String::from("{");
+            for (key, value) in members {
+                if seen.contains(&key) {
+                    continue;
+                }
+                seen.push(key);
+                if text.len() > 1 {
+                    text.push(',');
+                }
+                let written = if key % 2 == 1 { alloc::format!("\\u006b{key}") } else { alloc::format!("k{key}") };
+                text.push_str(&alloc::format!(r#""{written}":{value}"#));
+            }
+            text.push('}');
+            let names: Vec<String> = named.iter().map(|k| alloc::format!("k{k}")).collect();
+            let keys = [
+                names.first().map_or("none", String::as_str),
+                names.get(1).map_or("none", String::as_str),
+                names.get(2).map_or("none", String::as_str),
+            ];
+            let object = JsonRef::new(&text).as_object().unwrap();
+            let (_, rest) = object.split(keys);
+            proptest::prop_assert_eq!(rest.as_str(), rest_by_walking(object, &keys));
+        }
+    }
+
+    #[test]
+    fn fields_are_found_in_any_order_and_absent_ones_stay_none() {
+        let text = r#"{"a":[1,{"b":"}"}],"k\u0031":true,"c":"s","d":{}}"#;
+        let object = JsonRef::new(text).as_object().unwrap();
+        fn text_of(v: Option<JsonRef<'_>>) -> Option<&str> {
+            v.map(|v| v.0)
+        }
+        let [d, k1, a, zz] = object.fields(["d", "k1", "a", "zz"]);
+        assert_eq!(
+            [text_of(d), text_of(k1), text_of(a), text_of(zz)],
+            [Some("{}"), Some("true"), Some(r#"[1,{"b":"}"}]"#), None]
+        );
+        // Found early, and the same when the walk stops before the end.
+        let [a, k1] = object.fields(["a", "k1"]);
+        assert_eq!(
+            [text_of(a), text_of(k1)],
+            [Some(r#"[1,{"b":"}"}]"#), Some("true")]
+        );
+        assert_eq!(text_of(object.get("c")), Some(r#""s""#));
+        assert_eq!(text_of(object.get("b")), None);
     }
 }

@@ -204,7 +204,7 @@ async fn perform(
             .request(method, endpoint.url.clone())
             .headers(endpoint.headers.clone());
         for (name, value) in &request.headers {
-            builder = builder.header(name.as_ref(), value.as_str());
+            builder = builder.header(name.as_ref(), value.as_ref());
         }
         let mut response = match builder.body(request.body).send().await {
             Ok(response) => response,
