@@ -496,20 +496,17 @@ impl HttpSession {
         let Method::Call(kind) = method else {
             return;
         };
-        // The client's own compact JSON: read where it lies.
+        // The client's own compact JSON: read where it lies, up to the name and no further.
         let text = core::str::from_utf8(body).unwrap_or_default();
-        let params = JsonRef::new(text)
-            .as_object()
-            .and_then(|message| message.get("params"))
-            .and_then(JsonRef::as_object);
-        let Some(params) = params else {
+        let message = JsonRef::new(text).as_object();
+        let Some(params) = message.and_then(|m| m.cursor().seek("params")?.enter()) else {
             return;
         };
         let key = match kind {
             CallKind::Tool | CallKind::Prompt => "name",
             CallKind::Resource => "uri",
         };
-        let Some(name) = params.get(key).and_then(JsonRef::as_str) else {
+        let Some(name) = params.seek(key).and_then(|mut name| name.value().as_str()) else {
             return;
         };
         headers.push((
@@ -526,7 +523,10 @@ impl HttpSession {
         if markers.is_empty() {
             return;
         }
-        let arguments = params.get("arguments");
+        let arguments = message
+            .and_then(|m| m.get("params"))
+            .and_then(JsonRef::as_object)
+            .and_then(|params| params.get("arguments"));
         for marker in markers {
             // A value that does not fit its header was refused before sending, by the
             // application's check of the arguments; here it is left out, as absent.

@@ -514,6 +514,29 @@ impl<'t> Cursor<'t> {
         value
     }
 
+    /// Walks on to the member `key` and stops at its value, to be taken next; `None`, the
+    /// walk over, when the object has no such member.
+    pub(crate) fn seek(mut self, key: &str) -> Option<Self> {
+        while let Some(found) = self.key() {
+            if found == key {
+                return Some(self);
+            }
+            self.value();
+        }
+        None
+    }
+
+    /// The current member's value as a walk of its own, when it is an object: entered where
+    /// it lies, nothing skipped. The outer walk ends here.
+    pub(crate) fn enter(self) -> Option<Cursor<'t>> {
+        let rest = self.text.get(self.pos..)?;
+        rest.starts_with('{').then_some(Cursor {
+            text: rest,
+            pos: 1,
+            member: (1, false),
+        })
+    }
+
     /// The current member's value read by `read` as an array's elements, in the walk that
     /// finds where the array ends; `None`, the value skipped, when it is not an array.
     pub(crate) fn array<R>(&mut self, read: impl FnOnce(&mut Elements<'t>) -> R) -> Option<R> {
@@ -664,7 +687,10 @@ mod tests {
                 r#"{"p":1,"q":2,"r":3,"s":4,"t":5}"#,
             ),
             // A key with an escape is written back decoded.
-            (r#"{"\u0071":{"x":[]},"a":true,"é":null}"#, r#"{"q":{"x":[]},"é":null}"#),
+            (
+                r#"{"\u0071":{"x":[]},"a":true,"é":null}"#,
+                r#"{"q":{"x":[]},"é":null}"#,
+            ),
         ];
         for (text, rest) in cases {
             let object = JsonRef::new(text).as_object().unwrap();
@@ -720,6 +746,21 @@ mod tests {
             let (_, rest) = object.split(keys);
             proptest::prop_assert_eq!(rest.as_str(), rest_by_walking(object, &keys));
         }
+    }
+
+    #[test]
+    fn a_cursor_seeks_a_member_and_enters_an_object_in_place() {
+        let text = r#"{"id":1,"params":{"x":[{"name":"no"}],"name":"yes","z":{}},"n":"outer"}"#;
+        let object = JsonRef::new(text).as_object().unwrap();
+        let mut params = object.cursor().seek("params").unwrap().enter().unwrap();
+        assert_eq!(params.key().as_deref(), Some("x"));
+        params.value();
+        let mut name = params.seek("name").unwrap();
+        assert_eq!(name.value().as_str().as_deref(), Some("yes"));
+        // The entered walk ends with its object, not with the text.
+        assert!(object.cursor().seek("params").unwrap().enter().unwrap().seek("n").is_none());
+        assert!(object.cursor().seek("absent").is_none());
+        assert!(object.cursor().seek("id").unwrap().enter().is_none());
     }
 
     #[test]
