@@ -96,6 +96,7 @@ fn tool(n: usize) -> ToolText {
         tool: name.clone(),
         name_terms: tokens(&name),
         body_terms: tokens(&description),
+        summary_terms: Vec::new(),
         passage: format!("{}. {description}", name.replace('_', " ")),
     }
 }

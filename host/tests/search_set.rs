@@ -101,10 +101,7 @@ fn bm25_recall_at_5_does_not_fall() {
                 })
             })
             .count();
-    // Measured 163 of 251 (0.649) when the set was written; README has the figures.
-    assert!(
-        found * 100 >= queries.len() * 64,
-        "{found} of {}",
-        queries.len()
-    );
+    // 163 of 251 (0.649) when the set was written; 183 (0.729) since the description's first
+    // sentence counts more. README has the figures.
+    assert!(found >= 183, "{found} of {}", queries.len());
 }

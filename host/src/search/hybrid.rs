@@ -79,6 +79,7 @@ mod tests {
                 tool: format!("t{i}"),
                 name_terms: Vec::new(),
                 body_terms: Vec::new(),
+                summary_terms: Vec::new(),
                 passage: String::new(),
             })
             .collect()

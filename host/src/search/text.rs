@@ -16,6 +16,10 @@ pub struct ToolText {
     pub name_terms: Vec<String>,
     /// The terms of the description, the parameter names and the parameters' descriptions.
     pub body_terms: Vec<String>,
+    /// The terms of the description's first sentence ([`summary`]): what the tool does,
+    /// before the usage notes. Also among `body_terms`; [`Bm25`](super::Bm25) counts them
+    /// again.
+    pub summary_terms: Vec<String>,
     /// The tool as one short piece of prose, for a ranker that reads sentences: its server,
     /// its name as words, its title and its description's first sentence ([`summary`]).
     /// Parameter names and the rest of the description are left out: on the labelled set
@@ -43,6 +47,7 @@ impl ToolText {
         }
         let mut passage = format!("{}: {}", words(server), words(&tool.name));
         let summary = tool.description.as_deref().map(summary);
+        let summary_terms = summary.as_deref().map(tokens).unwrap_or_default();
         for part in [tool.title.as_deref(), summary.as_deref()]
             .into_iter()
             .flatten()
@@ -57,6 +62,7 @@ impl ToolText {
             tool: tool.name.clone(),
             name_terms,
             body_terms,
+            summary_terms,
             passage,
         }
     }
@@ -207,6 +213,7 @@ mod tests {
             text.body_terms,
             ["forecast", "citi", "citi", "name", "where", "town", "name"]
         );
+        assert_eq!(text.summary_terms, ["forecast", "citi"]);
         assert_eq!(
             text.passage,
             "noaa: get forecast. Weather outlook. Forecast for a city"
