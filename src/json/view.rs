@@ -758,7 +758,14 @@ mod tests {
         let mut name = params.seek("name").unwrap();
         assert_eq!(name.value().as_str().as_deref(), Some("yes"));
         // The entered walk ends with its object, not with the text.
-        assert!(object.cursor().seek("params").unwrap().enter().unwrap().seek("n").is_none());
+        assert!(object
+            .cursor()
+            .seek("params")
+            .unwrap()
+            .enter()
+            .unwrap()
+            .seek("n")
+            .is_none());
         assert!(object.cursor().seek("absent").is_none());
         assert!(object.cursor().seek("id").unwrap().enter().is_none());
     }
