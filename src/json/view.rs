@@ -342,7 +342,10 @@ impl<'t, 'k, const N: usize> Rest<'t, 'k, N> {
         if self.kept.whole {
             // Each member copied as written: its key has no escape, so writing it back
             // would give the same bytes.
-            let length: usize = kept.iter().map(|(start, end)| end - start + 1).sum();
+            let length: usize = kept
+                .iter()
+                .map(|(start, end)| end.saturating_sub(*start) + 1)
+                .sum();
             let mut rest = String::with_capacity(length + 1);
             for &(start, end) in kept {
                 rest.push(if rest.is_empty() { '{' } else { ',' });
