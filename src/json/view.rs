@@ -387,6 +387,7 @@ struct Member<'t> {
 }
 
 impl<'t> Members<'t> {
+    /// The next member and where it lies; `None` after the last.
     fn next_member(&mut self) -> Option<Member<'t>> {
         let bytes = self.text.as_bytes();
         if bytes.get(self.pos) != Some(&b'"') {
