@@ -505,9 +505,9 @@ impl<'t> Cursor<'t> {
     /// does not model.
     pub(crate) fn keep(&mut self, kept: &mut Kept) {
         let (start, escaped) = self.member;
-        let end = skip_value(self.text.as_bytes(), self.pos);
-        kept.add((start, end), escaped);
-        self.pos = end + 1;
+        self.value();
+        // `value` left the walk just past the value's end and the `,` or `}` after it.
+        kept.add((start, self.pos - 1), escaped);
     }
 
     /// The current member's value, skipped whole.
