@@ -241,6 +241,13 @@ impl ContentBlock {
     /// blocks, are then read whole.
     const FIRST_SPLIT: [&'static str; 2] = ["type", "text"];
 
+    /// A text block with no other member, as the text before and after its text: the
+    /// TypeScript SDK and Python's 1.x write the first, Python's 2.x the second.
+    const PLAIN_TEXT: [(&'static str, &'static str); 2] = [
+        (r#"{"type":"text","text":"#, "}"),
+        (r#"{"text":"#, r#","type":"text"}"#),
+    ];
+
     fn read(block: JsonRef<'_>) -> Result<Self, Problem> {
         let object = block
             .as_object()
@@ -251,7 +258,22 @@ impl ContentBlock {
     /// Every block of a `content` array, each read in the walk that finds where it ends.
     fn read_all(blocks: &mut Elements<'_>) -> Result<Vec<Self>, Problem> {
         let mut content = Vec::with_capacity(1);
-        while let Some(block) = blocks.next_split(Self::FIRST_SPLIT) {
+        loop {
+            // A text block and nothing more, as most servers write one: no split.
+            let [(a, a_end), (b, b_end)] = Self::PLAIN_TEXT;
+            let plain = blocks
+                .next_exact_string(a, a_end)
+                .or_else(|| blocks.next_exact_string(b, b_end));
+            if let Some(text) = plain {
+                content.push(ContentBlock::Text {
+                    text: string(Some(text), "a text block has no text")?,
+                    extra: RawObject::empty(),
+                });
+                continue;
+            }
+            let Some(block) = blocks.next_split(Self::FIRST_SPLIT) else {
+                break;
+            };
             let split = block.map_err(|_| "a content block is not an object")?;
             content.push(Self::read_split(split)?);
         }
@@ -691,5 +713,53 @@ impl<'de> serde::Deserialize<'de> for CallToolResult {
         use serde::de::Error as _;
         let raw = <RawObject as serde::Deserialize>::deserialize(deserializer)?;
         CallToolResult::read(&Object::of(&raw)).map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    #[test]
+    fn a_plain_text_block_read_without_a_split_is_the_block_read_with_one() {
+        let blocks = [
+            r#"{"type":"text","text":"3"}"#,
+            r#"{"type":"text","text":""}"#,
+            r#"{"type":"text","text":"}],{\"type\":\"text\""}"#,
+            r#"{"type":"text","text":"a\"b\\\u00e9\ud83d\ude00"}"#,
+            // Not the plain shape: read by the split.
+            r#"{"type":"text","text":"x","annotations":{"audience":["user"]}}"#,
+            r#"{"type":"text","text":"x","_meta":{}}"#,
+            r#"{"text":"y","type":"text"}"#,
+            r#"{"text":"y\"","type":"text"}"#,
+            r#"{"text":"y","type":"text","_meta":{}}"#,
+            r#"{"text":"y","type":"image","data":"AA==","mimeType":"image/png"}"#,
+            r#"{"text":"y","type":"texts"}"#,
+            r#"{"type":"image","data":"AA==","mimeType":"image/png"}"#,
+            r#"{"type":"text","texts":"z"}"#,
+        ];
+        // Each alone, then all in one array, in one order and the reverse.
+        let mut lists: Vec<Vec<&str>> = blocks.iter().map(|b| alloc::vec![*b]).collect();
+        lists.push(blocks.to_vec());
+        lists.push(blocks.iter().rev().copied().collect());
+        for list in lists {
+            let array = format!("[{}]", list.join(","));
+            let by_split: Result<Vec<ContentBlock>, Problem> = list
+                .iter()
+                .map(|b| ContentBlock::read(JsonRef::new(b)))
+                .collect();
+            let mut elements = JsonRef::new(&array).as_array().unwrap();
+            assert_eq!(ContentBlock::read_all(&mut elements), by_split, "{array}");
+        }
+        // The wrong type of text is still refused, whichever way the block is read.
+        for bad in [
+            r#"[{"type":"text","text":5}]"#,
+            r#"[{"type":"text","text":null}]"#,
+            r#"[{"text":5,"type":"text"}]"#,
+        ] {
+            let mut elements = JsonRef::new(bad).as_array().unwrap();
+            assert!(ContentBlock::read_all(&mut elements).is_err(), "{bad}");
+        }
     }
 }

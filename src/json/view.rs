@@ -442,6 +442,30 @@ impl<'t> Elements<'t> {
         matches!(self.text.as_bytes().get(self.pos), None | Some(b']'))
     }
 
+    /// The next element's one string value when the element is exactly `before`, a string,
+    /// then `after`, as compact JSON writes it; the walk moved past the element. `None`,
+    /// the walk where it was, for any other element.
+    ///
+    /// For the usual shapes of a common element, read with no split: a text block and
+    /// nothing else is `{"type":"text","text":"…"}` from most servers and
+    /// `{"text":"…","type":"text"}` from some.
+    #[inline]
+    pub(crate) fn next_exact_string(&mut self, before: &str, after: &str) -> Option<JsonRef<'t>> {
+        let bytes = self.text.as_bytes();
+        let start = self.pos.checked_add(before.len())?;
+        if bytes.get(self.pos..start)? != before.as_bytes() || bytes.get(start) != Some(&b'"') {
+            return None;
+        }
+        let (end, _) = skip_string(bytes, start);
+        let past = end.checked_add(after.len())?;
+        if bytes.get(end..past)? != after.as_bytes() {
+            return None;
+        }
+        let value = JsonRef(self.text.get(start..end)?);
+        self.step_past(past);
+        Some(value)
+    }
+
     /// The next element split as [`Object::split_lazily`] splits an object, in the one walk
     /// that also finds where the element ends; `Err` with the element when it is not an
     /// object.
