@@ -367,6 +367,19 @@ fn headers_that_could_reframe_or_redirect_a_request_are_refused() {
 }
 
 #[test]
+fn a_visible_value_is_printable_ascii_and_tabs_whatever_the_byte() {
+    for b in 0..=u8::MAX {
+        let expected = b == b'\t' || (b' '..=b'~').contains(&b);
+        assert_eq!(visible(&[b]), expected, "{b:#04x}");
+        // Anywhere in a longer value, past the width of one wide compare.
+        let mut long = vec![b'a'; 40];
+        long[33] = b;
+        assert_eq!(visible(&long), expected, "{b:#04x} at 33");
+    }
+    assert!(visible(b""));
+}
+
+#[test]
 fn a_request_is_one_piece_with_its_length_and_the_host_of_the_url() {
     let target = Target::new("http://127.0.0.1:1/mcp?x=1", 1024, 1).unwrap();
     let headers = [
