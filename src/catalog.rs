@@ -201,6 +201,9 @@ pub struct QuarantinedTool {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Catalog {
     tools: Vec<Tool>,
+    /// For each tool, whether its schema may hold `x-mcp-header` markers: noted once here,
+    /// read on every 2026-07-28 call over HTTP.
+    marked: Vec<bool>,
     quarantined: Vec<QuarantinedTool>,
     cache: Option<CacheHint>,
 }
@@ -213,10 +216,20 @@ impl Catalog {
 
     /// The tool called `name`, if advertised.
     pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.position(name).and_then(|i| self.tools.get(i))
+    }
+
+    /// The tool called `name` when it is advertised and its schema may hold `x-mcp-header`
+    /// markers ([`Tool::param_headers`] then says which); `None` for most tools.
+    pub(crate) fn marked(&self, name: &str) -> Option<&Tool> {
+        let at = self.position(name)?;
+        self.marked.get(at).copied()?.then(|| self.tools.get(at))?
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
         self.tools
             .binary_search_by(|t| t.name.as_str().cmp(name))
             .ok()
-            .and_then(|i| self.tools.get(i))
     }
 
     /// The tools dropped under [`InvalidTools::Quarantine`] (always empty under
@@ -326,6 +339,11 @@ impl CatalogBuilder {
     pub(crate) fn finish(mut self, cache: Option<CacheHint>) -> Catalog {
         self.tools.sort_by(|a, b| a.name.cmp(&b.name));
         Catalog {
+            marked: self
+                .tools
+                .iter()
+                .map(Tool::may_have_param_headers)
+                .collect(),
             tools: self.tools,
             quarantined: self.quarantined,
             cache,

@@ -246,6 +246,15 @@ fn is_token(name: &str) -> bool {
 }
 
 impl Tool {
+    /// Whether the schema could hold an `x-mcp-header` marker: a marker's key is written
+    /// either as it reads or with an escape in it, so a schema holding neither that text
+    /// nor a backslash has none, and need not be walked. A catalog notes it for each tool
+    /// when it is listed, not on every call.
+    pub(crate) fn may_have_param_headers(&self) -> bool {
+        let schema = self.input_schema.as_str().as_bytes();
+        schema.contains(&b'\\') || memchr::memmem::find(schema, b"x-mcp-header").is_some()
+    }
+
     /// The arguments this tool asks to have mirrored into `Mcp-Param-*` headers, in the
     /// order its schema lists them, each with the path to its property.
     ///
@@ -253,11 +262,7 @@ impl Tool {
     /// A [`HeaderMarkerError`] when a marker breaks the rules: the tool must then be left out
     /// of a catalog read over Streamable HTTP.
     pub fn param_headers(&self) -> Result<Vec<ParamHeader>, HeaderMarkerError> {
-        // A marker's key is written either as it reads or with an escape in it: a schema
-        // holding neither the key's text nor a backslash has none, and is not walked (the
-        // usual case, asked on every call).
-        let schema = self.input_schema.as_str().as_bytes();
-        if !schema.contains(&b'\\') && memchr::memmem::find(schema, b"x-mcp-header").is_none() {
+        if !self.may_have_param_headers() {
             return Ok(Vec::new());
         }
         let mut found: Vec<ParamHeader> = Vec::new();

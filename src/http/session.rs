@@ -516,7 +516,7 @@ impl HttpSession {
         if kind != CallKind::Tool {
             return;
         }
-        let tool = self.client.catalog().and_then(|c| c.get(&name));
+        let tool = self.client.catalog().and_then(|c| c.marked(&name));
         let markers = tool
             .and_then(|t| t.param_headers().ok())
             .unwrap_or_default();
