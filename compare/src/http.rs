@@ -7,11 +7,12 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_sansio::{CallToolResult, ProtocolChoice, RawObject};
+use mcp_sansio::{CallToolResult, Limits, ProtocolChoice, RawObject};
 use mcp_sansio_http::HttpClient;
 
 use crate::{
-    check, config, process_cpu, run_ours, run_rmcp, Options, Ours, Sample, Server, WARM_UP,
+    check, config, median, ms, process_cpu, run_ours, run_rmcp, Client, Options, Ours, Sample,
+    Server, Target, WARM_UP,
 };
 
 /// The HTTP servers, running for one table; ended when dropped.
@@ -179,20 +180,22 @@ fn reply(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<(String, Vec<u8>),
     Ok((head, body))
 }
 
-/// The floor: a keep-alive connection, a session, then the same fixed call bytes written and
-/// each reply read by its length, nothing parsed. What any client must at least spend.
-pub(crate) fn measure_floor(
-    server: &Server,
-    url: &str,
-    options: &Options,
-) -> Result<Sample, String> {
-    let fail = |e: String| format!("the floor against {}: {e}", server.name);
-    let rest = url.strip_prefix("http://").ok_or("not an http:// URL")?;
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}}"#;
-    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    let mut buf = Vec::new();
-    let mut open = || -> Result<(TcpStream, Option<String>), String> {
+/// The floor's connection: a 2025-11-25 session opened with fixed bytes on one keep-alive
+/// connection, and the fixed bytes of one call.
+struct Floor {
+    stream: TcpStream,
+    call: Vec<u8>,
+    buf: Vec<u8>,
+}
+
+impl Floor {
+    /// Connects to `url` and opens a session: `initialize`, then `notifications/initialized`.
+    fn open(server: &Server, url: &str) -> Result<Floor, String> {
+        let rest = url.strip_prefix("http://").ok_or("not an http:// URL")?;
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}}"#;
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let mut buf = Vec::new();
         let mut stream = TcpStream::connect(authority).map_err(|e| e.to_string())?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
         stream
@@ -208,43 +211,64 @@ pub(crate) fn measure_floor(
             .write_all(&request(authority, path, session.as_deref(), initialized))
             .map_err(|e| e.to_string())?;
         reply(&mut stream, &mut buf)?;
-        Ok((stream, session))
-    };
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{}","arguments":{}}}}}"#,
+            server.tool, server.arguments
+        );
+        Ok(Floor {
+            call: request(authority, path, session.as_deref(), &call),
+            stream,
+            buf,
+        })
+    }
+
+    /// One call: the fixed bytes written, the reply read by its length; the reply's body.
+    fn call(&mut self) -> Result<Vec<u8>, String> {
+        self.stream
+            .write_all(&self.call)
+            .map_err(|e| e.to_string())?;
+        reply(&mut self.stream, &mut self.buf).map(|(_, body)| body)
+    }
+
+    /// The first call, its answer checked: the server understood the fixed bytes.
+    fn first(&mut self, server: &Server) -> Result<(), String> {
+        let first: serde_json::Value =
+            serde_json::from_slice(&self.call()?).map_err(|e| e.to_string())?;
+        check(
+            "the floor",
+            server,
+            first
+                .pointer("/result/content/0/text")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default(),
+        )
+    }
+}
+
+/// The floor: a keep-alive connection, a session, then the same fixed call bytes written and
+/// each reply read by its length, nothing parsed. What any client must at least spend.
+pub(crate) fn measure_floor(
+    server: &Server,
+    url: &str,
+    options: &Options,
+) -> Result<Sample, String> {
+    let fail = |e: String| format!("the floor against {}: {e}", server.name);
     let mut connect = Vec::with_capacity(options.connects);
     for _ in 0..options.connects {
         let started = Instant::now();
-        open().map_err(fail)?;
+        Floor::open(server, url).map_err(fail)?;
         connect.push(started.elapsed());
     }
-    let (mut stream, session) = open().map_err(fail)?;
-    let call = format!(
-        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{}","arguments":{}}}}}"#,
-        server.tool, server.arguments
-    );
-    let bytes = request(authority, path, session.as_deref(), &call);
-    let mut once = |buf: &mut Vec<u8>| -> Result<Vec<u8>, String> {
-        stream.write_all(&bytes).map_err(|e| e.to_string())?;
-        reply(&mut stream, buf).map(|(_, body)| body)
-    };
-    let first = once(&mut buf).map_err(fail)?;
-    let first: serde_json::Value =
-        serde_json::from_slice(&first).map_err(|e| fail(e.to_string()))?;
-    check(
-        "the floor",
-        server,
-        first
-            .pointer("/result/content/0/text")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default(),
-    )?;
+    let mut floor = Floor::open(server, url).map_err(fail)?;
+    floor.first(server).map_err(fail)?;
     for _ in 0..WARM_UP {
-        once(&mut buf).map_err(fail)?;
+        floor.call().map_err(fail)?;
     }
     let mut calls = Vec::with_capacity(options.calls);
     let cpu = process_cpu();
     for _ in 0..options.calls {
         let started = Instant::now();
-        once(&mut buf).map_err(fail)?;
+        floor.call().map_err(fail)?;
         calls.push(started.elapsed());
     }
     let cpu = process_cpu().saturating_sub(cpu);
@@ -253,4 +277,95 @@ pub(crate) fn measure_floor(
         calls,
         cpu,
     })
+}
+
+/// Ours and the floor call by call: what one call of ours costs over the floor's, with the
+/// machine's drift (other tenants, frequency) landing on both alike.
+struct Paired {
+    /// Our calls, in order.
+    ours: Vec<Duration>,
+    /// The floor's calls, each right after ours of the same index.
+    floor: Vec<Duration>,
+}
+
+/// `options.rounds` × `options.calls` calls of ours (`protocol`), each followed by one of the
+/// floor's, on two keep-alive connections to `url`, after the warm-up calls of both.
+fn measure_paired(
+    server: &Server,
+    url: &str,
+    options: &Options,
+    protocol: ProtocolChoice,
+) -> Result<Paired, String> {
+    let fail = |e: String| format!("ours and the floor against {}: {e}", server.name);
+    let mut ours =
+        HttpClient::new(url, config(server, protocol)).map_err(|e| fail(e.to_string()))?;
+    ours.connect().map_err(|e| fail(e.to_string()))?;
+    ours.list_tools().map_err(|e| fail(e.to_string()))?;
+    let arguments = RawObject::parse(server.arguments, &Limits::default())
+        .map_err(|e| format!("the benchmark's own arguments: {e}"))?;
+    let call_ours = |ours: &mut HttpClient| {
+        ours.call_tool(server.tool, &arguments)
+            .map_err(|e| fail(e.to_string()))
+    };
+    check("mcp-sansio", server, &call_ours(&mut ours)?.text())?;
+    let mut floor = Floor::open(server, url).map_err(fail)?;
+    floor.first(server).map_err(fail)?;
+    for _ in 0..WARM_UP {
+        call_ours(&mut ours)?;
+        floor.call().map_err(fail)?;
+    }
+    let total = options.rounds.saturating_mul(options.calls);
+    let mut paired = Paired {
+        ours: Vec::with_capacity(total),
+        floor: Vec::with_capacity(total),
+    };
+    for _ in 0..total {
+        let started = Instant::now();
+        call_ours(&mut ours)?;
+        paired.ours.push(started.elapsed());
+        let started = Instant::now();
+        floor.call().map_err(fail)?;
+        paired.floor.push(started.elapsed());
+    }
+    ours.close();
+    Ok(paired)
+}
+
+/// Prints ours against the floor call by call, for each server and both of our protocols:
+/// the medians, their ratio, and the ratio's range over blocks of `options.calls` calls.
+pub(crate) fn paired_table(servers: &[Server], options: &Options) -> Result<(), String> {
+    println!(
+        "| server | client | ours per call (median) | floor per call (median) | ours / floor | \
+         ours / floor over blocks of {} calls |",
+        options.calls
+    );
+    println!("|---|---|---:|---:|---:|---:|");
+    for server in servers {
+        let Target::Url(url) = &server.target else {
+            continue;
+        };
+        for protocol in [ProtocolChoice::Auto, ProtocolChoice::Stateful] {
+            let paired = measure_paired(server, url, options, protocol)?;
+            let ratio = |ours: &[Duration], floor: &[Duration]| {
+                median(ours).as_secs_f64() / median(floor).as_secs_f64()
+            };
+            let blocks: Vec<f64> = paired
+                .ours
+                .chunks(options.calls)
+                .zip(paired.floor.chunks(options.calls))
+                .map(|(ours, floor)| ratio(ours, floor))
+                .collect();
+            let low = blocks.iter().copied().fold(f64::INFINITY, f64::min);
+            let high = blocks.iter().copied().fold(0.0, f64::max);
+            println!(
+                "| {} | {} | {} | {} | {:.2}× | {low:.2}× to {high:.2}× |",
+                server.name,
+                Client::Ours(protocol).name(),
+                ms(median(&paired.ours)),
+                ms(median(&paired.floor)),
+                ratio(&paired.ours, &paired.floor),
+            );
+        }
+    }
+    Ok(())
 }

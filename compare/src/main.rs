@@ -256,6 +256,12 @@ fn run() -> Result<(), String> {
     ];
     println!("\nOver Streamable HTTP (JSON replies; a connect is the handshake on a server already running):\n");
     table(&servers, &Client::HTTP, &options, &script)?;
+    println!(
+        "\nOurs against the floor call by call (each of our calls followed by one of the floor's, \
+         on two keep-alive connections; {} calls each after {WARM_UP} warm-up calls):\n",
+        options.rounds.saturating_mul(options.calls)
+    );
+    http::paired_table(&servers, &options)?;
     drop(running);
     Ok(())
 }
