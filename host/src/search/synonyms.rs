@@ -12,7 +12,7 @@ use super::text::tokens;
 /// group also searches for the others, at [`super::Bm25::SYNONYM_WEIGHT`].
 const GROUPS: &[&[&str]] = &[
     &["create", "make", "new", "add", "generate"],
-    &["delete", "remove", "erase", "destroy", "drop"],
+    &["delete", "remove", "erase", "destroy", "drop", "forget"],
     &["update", "edit", "change", "modify", "alter"],
     &[
         "get", "fetch", "retrieve", "read", "show", "view", "display",
@@ -22,13 +22,13 @@ const GROUPS: &[&[&str]] = &[
     &["run", "execute", "exec", "launch", "start"],
     &["stop", "kill", "terminate", "cancel", "abort", "halt"],
     &["move", "rename", "transfer", "relocate"],
-    &["copy", "duplicate", "clone"],
+    &["copy", "duplicate", "clone", "fork"],
     &["directory", "folder", "dir"],
     &["repository", "repo"],
     &["issue", "ticket", "bug"],
     &["pull", "pr"],
-    &["merge", "mr"],
-    &["comment", "remark", "reply"],
+    &["merge", "mr", "land"],
+    &["comment", "remark", "reply", "note"],
     &["message", "chat"],
     &["user", "person", "people", "member", "account"],
     &["screenshot", "capture", "picture", "image"],
@@ -38,10 +38,21 @@ const GROUPS: &[&[&str]] = &[
     &["database", "db"],
     &["kubernetes", "k8s", "kubectl"],
     &["log", "output", "print"],
-    &["download", "save"],
+    &["download", "save", "grab"],
     &["upload", "attach"],
     &["label", "tag"],
     &["permission", "access", "restriction"],
+    &["watch", "follow", "subscribe", "notify"],
+    &["hover", "mouse"],
+    &["process", "program"],
+    &["link", "relation", "relationship"],
+    &["worklog", "timesheet"],
+    &["option", "choice", "dropdown"],
+    &["crawl", "spider"],
+    &["diff", "compare", "difference"],
+    &["batch", "bulk"],
+    &["child", "children", "underneath", "nested"],
+    &["direction", "route"],
 ];
 
 /// The stems related to `stem` (never `stem` itself); empty for most words.
