@@ -198,6 +198,12 @@ impl Floor {
         let mut buf = Vec::new();
         let mut stream = TcpStream::connect(authority).map_err(|e| e.to_string())?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        // No read or write waits past the 30 s the other clients' operations get.
+        let bound = Some(Duration::from_secs(30));
+        stream
+            .set_read_timeout(bound)
+            .and_then(|()| stream.set_write_timeout(bound))
+            .map_err(|e| e.to_string())?;
         stream
             .write_all(&request(authority, path, None, initialize))
             .map_err(|e| e.to_string())?;
