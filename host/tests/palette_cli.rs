@@ -106,6 +106,37 @@ fn eval_prints_recall_with_its_interval_overall_and_per_kind() {
 }
 
 #[test]
+fn eval_lists_the_misses_with_what_was_found_instead() {
+    let catalog = write("misses.json", CATALOG);
+    let queries = write(
+        "misses.jsonl",
+        "{\"query\":\"write the file\\tREADME\",\"expect\":[[\"files\",\"read_file\"]]}\n\
+         {\"query\":\"read the file README\",\"expect\":[[\"files\",\"read_file\"]]}\n\
+         {\"query\":\"will it rain in Lyon\",\"expect\":[[\"weather\",\"get_forecast\"],[\"files\",\"read_file\"]]}\n",
+    );
+    let (code, out, err) = eval(&catalog, &queries, &["--k", "5", "--misses", "1"]);
+    assert_eq!(code, Some(0), "{err}");
+    // Recall at k first, then one line per query missed at the misses' own depth: the query
+    // on one line, every expected tool, and the tools ranked first instead (none, when no
+    // word of the query is in the catalog).
+    assert_eq!(
+        out,
+        "recall@5 0.667 [0.208, 0.939] n=3\n\
+         miss\twrite the file README\tfiles/read_file\tfiles/write_file\n\
+         miss\twill it rain in Lyon\tweather/get_forecast,files/read_file\t\n"
+    );
+    // Deeper, the first query's tool is found too.
+    let (_, out, _) = eval(&catalog, &queries, &["--k", "1", "--misses", "2"]);
+    assert!(
+        !out.contains("write the file") && out.contains("miss\twill it rain"),
+        "{out}"
+    );
+    // Depth 0 cannot hold a hit: a usage error, not a list of every query.
+    let (code, _, err) = eval(&catalog, &queries, &["--misses", "0"]);
+    assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
 fn files_written_on_windows_read_the_same() {
     // A byte order mark first and CRLF line ends, in both files.
     let windows = |text: &str| format!("\u{feff}{}", text.replace('\n', "\r\n"));

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! mcp-palette rank --catalog FILE --top K [--ranker bm25|embed|hybrid] [--model DIR] QUERY
-//! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10] [--ranker ...] [--model DIR]
+//! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10] [--misses K] [--ranker ...]
+//!                   [--model DIR]
 //! mcp-palette cost --catalog FILE --format anthropic|openai-chat|openai-responses [--search QUERY]
 //! ```
 //!
@@ -70,6 +71,11 @@ enum Command {
             default_value = "1,5,10"
         )]
         k: Vec<usize>,
+        /// Then print each query none of whose expected tools is in the top K, one line each:
+        /// `miss<TAB>QUERY<TAB>EXPECTED<TAB>FOUND`, the query on one line, the tools as
+        /// SERVER/TOOL, comma-separated, FOUND being the K the ranker put first.
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+        misses: Option<u32>,
         #[command(flatten)]
         search: Search,
     },
@@ -161,8 +167,15 @@ fn main() -> ExitCode {
             catalog,
             queries,
             k,
+            misses,
             search,
-        } => eval(&catalog, &queries, &k, &search),
+        } => eval(
+            &catalog,
+            &queries,
+            &k,
+            misses.map(|k| usize::try_from(k).unwrap_or(usize::MAX)),
+            &search,
+        ),
         Command::Cost {
             catalog,
             format,
@@ -341,6 +354,7 @@ fn eval(
     catalog: &str,
     queries_path: &str,
     ks: &[usize],
+    misses: Option<usize>,
     search: &Search,
 ) -> Result<String, String> {
     let listed = catalogs(catalog)?;
@@ -380,21 +394,43 @@ fn eval(
         }
     }
     let index = search.ranker(&tools)?;
-    let deepest = ks.iter().copied().max().unwrap_or(0);
+    let deepest = ks.iter().copied().chain(misses).max().unwrap_or(0);
     // For each query, the rank (from 0) of its first expected tool, if within the deepest k.
     let mut found: Vec<Option<usize>> = Vec::with_capacity(labelled.len());
+    let mut missed = String::new();
     for query in &labelled {
         let hits = index
             .rank(&query.query, deepest)
             .map_err(|e| e.to_string())?;
-        found.push(hits.iter().position(|hit| {
+        let first = hits.iter().position(|hit| {
             tools.get(hit.index).is_some_and(|t| {
                 query
                     .expect
                     .iter()
                     .any(|(server, tool)| &t.server == server && &t.tool == tool)
             })
-        }));
+        });
+        if let Some(k) = misses.filter(|&k| first.is_none_or(|rank| rank >= k)) {
+            let expected: Vec<String> = query
+                .expect
+                .iter()
+                .map(|(server, tool)| format!("{server}/{tool}"))
+                .collect();
+            let found: Vec<String> = hits
+                .iter()
+                .take(k)
+                .filter_map(|hit| tools.get(hit.index))
+                .map(|t| format!("{}/{}", t.server, t.tool))
+                .collect();
+            let words: Vec<&str> = query.query.split_whitespace().collect();
+            missed.push_str(&format!(
+                "miss\t{}\t{}\t{}\n",
+                words.join(" "),
+                expected.join(","),
+                found.join(",")
+            ));
+        }
+        found.push(first);
     }
     let mut kinds: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (at, query) in labelled.iter().enumerate() {
@@ -433,5 +469,6 @@ fn eval(
             ));
         }
     }
+    out.push_str(&missed);
     Ok(out)
 }
