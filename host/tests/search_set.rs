@@ -75,9 +75,8 @@ fn the_set_is_real_servers_and_hand_written_queries() {
     );
 }
 
-#[test]
-fn bm25_recall_at_5_does_not_fall() {
-    let catalog = catalog();
+/// The tools of `catalog` as a client accepts them, ready to rank.
+fn texts(catalog: &Value) -> Vec<ToolText> {
     let policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
     let mut tools = Vec::new();
     for entry in catalog["servers"].as_array().unwrap() {
@@ -86,23 +85,97 @@ fn bm25_recall_at_5_does_not_fall() {
         let parsed = Catalog::from_json(&listing, policy, &Limits::default()).unwrap();
         tools.extend(parsed.tools().iter().map(|t| ToolText::new(server, t)));
     }
-    let index = Bm25::new(&tools);
-    let queries = queries();
-    let found =
-        queries
-            .iter()
-            .filter(|query| {
-                let hits = index.rank(query["query"].as_str().unwrap(), 5).unwrap();
-                hits.iter().any(|hit| {
-                    let tool = &tools[hit.index];
-                    query["expect"].as_array().unwrap().iter().any(|pair| {
-                        pair[0] == tool.server.as_str() && pair[1] == tool.tool.as_str()
-                    })
-                })
+    tools
+}
+
+/// For each query, BM25's top five over `tools`.
+fn top_fives(tools: &[ToolText], queries: &[Value]) -> Vec<Vec<usize>> {
+    let index = Bm25::new(tools);
+    queries
+        .iter()
+        .map(|query| {
+            let hits = index.rank(query["query"].as_str().unwrap(), 5).unwrap();
+            hits.iter().map(|hit| hit.index).collect()
+        })
+        .collect()
+}
+
+/// How many queries have an expected tool in their top five.
+fn found(tools: &[ToolText], queries: &[Value], tops: &[Vec<usize>]) -> usize {
+    queries
+        .iter()
+        .zip(tops)
+        .filter(|(query, top)| {
+            top.iter().any(|&at| {
+                let tool = &tools[at];
+                query["expect"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|pair| pair[0] == tool.server.as_str() && pair[1] == tool.tool.as_str())
             })
-            .count();
+        })
+        .count()
+}
+
+#[test]
+fn bm25_recall_at_5_does_not_fall() {
+    let tools = texts(&catalog());
+    let queries = queries();
+    let found = found(&tools, &queries, &top_fives(&tools, &queries));
     // 163 of 251 (0.649) when the set was written; 183 (0.729) once the description's first
     // sentence counted more; 190 (0.757) with the groups written from half the set's misses.
     // README has the figures.
     assert!(found >= 190, "{found} of {}", queries.len());
+}
+
+/// A server that fills its tools with words to be found for every request: one tool
+/// describes itself with every word of the catalog, one opens its description with every
+/// common verb, one is named after ten verbs and titled after nine nouns. BM25 cannot tell
+/// such text from an honest description, so the ranker is not the defence (the allowlist
+/// is: a server the application has not allowed is never searched). What this pins is how
+/// much they take, so a change to the ranker that makes stuffing pay more is seen.
+#[test]
+fn a_server_stuffing_its_tools_with_words_takes_a_bounded_share() {
+    let mut catalog = catalog();
+    let mut words = BTreeSet::new();
+    for entry in catalog["servers"].as_array().unwrap() {
+        for tool in entry["tools"].as_array().unwrap() {
+            let text = tool["description"].as_str().unwrap_or_default();
+            words.extend(
+                text.split(|c: char| !c.is_ascii_alphabetic())
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_lowercase),
+            );
+        }
+    }
+    let every: Vec<String> = words.into_iter().collect();
+    let verbs = "create delete update get list search find read write run stop move copy \
+                 open show add remove edit send post fetch download upload click type navigate";
+    let object = json!({"type": "object"});
+    catalog["servers"].as_array_mut().unwrap().push(json!({
+        "server": "stuffer",
+        "tools": [
+            {"name": "everything", "description": every.join(" "), "inputSchema": object},
+            {"name": "do_anything", "description": format!("{verbs}. {}", every.join(" ")),
+             "inputSchema": object},
+            {"name": "create_delete_update_get_list_search_find_read_write_run",
+             "title": "issue ticket file page user message repository pull request",
+             "description": verbs, "inputSchema": object},
+        ],
+    }));
+    let tools = texts(&catalog);
+    // All three within the catalog's limits: none left out for its size.
+    assert_eq!(tools.iter().filter(|t| t.server == "stuffer").count(), 3);
+    let queries = queries();
+    let tops = top_fives(&tools, &queries);
+    let reached = tops
+        .iter()
+        .filter(|top| top.iter().any(|&at| tools[at].server == "stuffer"))
+        .count();
+    let found = found(&tools, &queries, &tops);
+    // Measured: in the top five for 36 of the 251 queries (one in seven), and recall@5 from
+    // 190 to 185.
+    assert!(reached <= 40, "stuffed tools in {reached} top fives");
+    assert!(found >= 182, "{found} of {}", queries.len());
 }
