@@ -290,6 +290,25 @@ fn cost_with_search_prices_the_search_tool_and_what_it_disclosed() {
             .map(str::to_owned)
     };
     assert_eq!(of(&searched, "write_file"), of(&whole, "write_file"));
+    // A limit discloses that many, and is checked as the model's own `limit` is.
+    let one = cost(&["--search", "write a file", "--limit", "1"]);
+    assert_eq!(one.lines().count(), 3, "{one}");
+    assert_eq!(of(&one, "write_file"), of(&whole, "write_file"));
+    for refused in [
+        &["--search", "write", "--limit", "21"][..],
+        &["--limit", "2"],
+    ] {
+        let mut args = vec![
+            "cost",
+            "--catalog",
+            catalog.to_str().unwrap(),
+            "--format",
+            "anthropic",
+        ];
+        args.extend_from_slice(refused);
+        let (code, _, err) = palette(&args);
+        assert_eq!(code, Some(2), "{refused:?}: {err}");
+    }
 }
 
 #[test]

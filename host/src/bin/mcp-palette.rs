@@ -5,7 +5,8 @@
 //! mcp-palette rank --catalog FILE --top K [--ranker bm25|embed|hybrid] [--model DIR] QUERY
 //! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10] [--misses K] [--ranker ...]
 //!                   [--model DIR]
-//! mcp-palette cost --catalog FILE --format anthropic|openai-chat|openai-responses [--search QUERY]
+//! mcp-palette cost --catalog FILE --format anthropic|openai-chat|openai-responses
+//!                   [--search QUERY [--limit K]]
 //! ```
 //!
 //! The catalog FILE is `{"servers": [{"server": NAME, "tools": [...]}]}`, each `tools` as the
@@ -88,10 +89,13 @@ enum Command {
         /// The provider's shape.
         #[arg(long, value_name = "FORMAT")]
         format: Provider,
-        /// Price progressive disclosure instead: the search tool, plus the five tools a BM25
+        /// Price progressive disclosure instead: the search tool, plus the tools a BM25
         /// search for QUERY discloses.
         #[arg(long, value_name = "QUERY")]
         search: Option<String>,
+        /// How many tools that search discloses, as the model's `limit` (1 to 20; default 5).
+        #[arg(long, value_name = "K", requires = "search")]
+        limit: Option<u64>,
     },
 }
 
@@ -180,7 +184,12 @@ fn main() -> ExitCode {
             catalog,
             format,
             search,
-        } => cost(&catalog, format, search.as_deref()),
+            limit,
+        } => cost(
+            &catalog,
+            format,
+            search.as_deref().map(|query| (query, limit)),
+        ),
     };
     match result {
         Ok(out) => {
@@ -245,7 +254,11 @@ fn texts(catalogs: &[(String, Catalog)]) -> Vec<ToolText> {
 
 /// Every tool of the catalog offered in `provider`'s shape, or the disclosure offer after a
 /// search for `search`, and what each costs.
-fn cost(path: &str, provider: Provider, search: Option<&str>) -> Result<String, String> {
+fn cost(
+    path: &str,
+    provider: Provider,
+    search: Option<(&str, Option<u64>)>,
+) -> Result<String, String> {
     let mut config = PaletteConfig::default();
     config.policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
     let mut palette = Palette::new(config);
@@ -264,9 +277,14 @@ fn cost(path: &str, provider: Provider, search: Option<&str>) -> Result<String, 
                 .collect::<Vec<_>>(),
             palette.offer(provider),
         ),
-        Some(query) => {
+        Some((query, limit)) => {
             let index = ToolIndex::bm25(&palette);
-            let arguments = serde_json::json!({ "query": query }).to_string();
+            let mut arguments = serde_json::json!({ "query": query });
+            if let Some(limit) = limit {
+                arguments["limit"] = limit.into();
+            }
+            // Read and checked as the model's own call of the search tool is.
+            let arguments = arguments.to_string();
             palette
                 .search(&index, &arguments)
                 .map_err(|e| e.to_string())?;
