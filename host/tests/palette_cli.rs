@@ -246,7 +246,7 @@ fn cost_prints_each_offered_tool_and_the_total() {
 #[test]
 fn cost_with_search_prices_the_search_tool_and_what_it_disclosed() {
     let catalog = write("cost_search.json", CATALOG);
-    let cost = |extra: &[&str]| {
+    let run = |extra: &[&str]| {
         let mut args = vec![
             "cost",
             "--catalog",
@@ -255,7 +255,10 @@ fn cost_with_search_prices_the_search_tool_and_what_it_disclosed() {
             "anthropic",
         ];
         args.extend_from_slice(extra);
-        let (code, out, err) = palette(&args);
+        palette(&args)
+    };
+    let cost = |extra: &[&str]| {
+        let (code, out, err) = run(extra);
         assert_eq!(code, Some(0), "{err}");
         out
     };
@@ -298,15 +301,7 @@ fn cost_with_search_prices_the_search_tool_and_what_it_disclosed() {
         &["--search", "write", "--limit", "21"][..],
         &["--limit", "2"],
     ] {
-        let mut args = vec![
-            "cost",
-            "--catalog",
-            catalog.to_str().unwrap(),
-            "--format",
-            "anthropic",
-        ];
-        args.extend_from_slice(refused);
-        let (code, _, err) = palette(&args);
+        let (code, _, err) = run(refused);
         assert_eq!(code, Some(2), "{refused:?}: {err}");
     }
 }

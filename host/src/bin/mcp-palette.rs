@@ -279,12 +279,12 @@ fn cost(
         ),
         Some((query, limit)) => {
             let index = ToolIndex::bm25(&palette);
-            let mut arguments = serde_json::json!({ "query": query });
-            if let Some(limit) = limit {
-                arguments["limit"] = limit.into();
-            }
             // Read and checked as the model's own call of the search tool is.
-            let arguments = arguments.to_string();
+            let arguments = match limit {
+                Some(limit) => serde_json::json!({ "query": query, "limit": limit }),
+                None => serde_json::json!({ "query": query }),
+            }
+            .to_string();
             palette
                 .search(&index, &arguments)
                 .map_err(|e| e.to_string())?;
