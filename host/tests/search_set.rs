@@ -124,17 +124,18 @@ fn bm25_recall_at_5_does_not_fall() {
     let queries = queries();
     let found = found(&tools, &queries, &top_fives(&tools, &queries));
     // 163 of 251 (0.649) when the set was written; 183 (0.729) once the description's first
-    // sentence counted more; 190 (0.757) with the groups written from half the set's misses.
-    // README has the figures.
-    assert!(found >= 190, "{found} of {}", queries.len());
+    // sentence counted more; 190 (0.757) with the groups written from half the set's misses;
+    // 193 (0.769) with hubs discounted. README has the figures.
+    assert!(found >= 193, "{found} of {}", queries.len());
 }
 
 /// A server that fills its tools with words to be found for every request: one tool
 /// describes itself with every word of the catalog, one opens its description with every
-/// common verb, one is named after ten verbs and titled after nine nouns. BM25 cannot tell
-/// such text from an honest description, so the ranker is not the defence (the allowlist
-/// is: a server the application has not allowed is never searched). What this pins is how
-/// much they take, so a change to the ranker that makes stuffing pay more is seen.
+/// common verb, one is named after ten verbs and titled after nine nouns. BM25 discounts
+/// them as hubs (they answer every other server's probes), which halves what they take;
+/// the rest it cannot tell from honest text, and the allowlist is the defence there (a
+/// server the application has not allowed is never searched). What this pins is how much
+/// they take, so a change to the ranker that makes stuffing pay more is seen.
 #[test]
 fn a_server_stuffing_its_tools_with_words_takes_a_bounded_share() {
     let mut catalog = catalog();
@@ -174,8 +175,8 @@ fn a_server_stuffing_its_tools_with_words_takes_a_bounded_share() {
         .filter(|top| top.iter().any(|&at| tools[at].server == "stuffer"))
         .count();
     let found = found(&tools, &queries, &tops);
-    // Measured: in the top five for 36 of the 251 queries (one in seven), and recall@5 from
-    // 190 to 185.
-    assert!(reached <= 40, "stuffed tools in {reached} top fives");
-    assert!(found >= 182, "{found} of {}", queries.len());
+    // Measured: in the top five for 16 of the 251 queries, and recall@5 from 193 to 192;
+    // without the hub discount, 36 and from 190 to 185.
+    assert!(reached <= 20, "stuffed tools in {reached} top fives");
+    assert!(found >= 189, "{found} of {}", queries.len());
 }

@@ -1,10 +1,10 @@
 //! Okapi BM25 over the tools of a catalog.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::synonyms::related;
 use super::text::{tokens, ToolText};
-use super::{best, keys, Hit, RankError, Ranker};
+use super::{best as best_k, keys, Hit, RankError, Ranker};
 
 /// Okapi BM25, built once per catalog, over each tool's name, title, description, parameter
 /// names and descriptions, and server name.
@@ -15,6 +15,15 @@ use super::{best, keys, Hit, RankError, Ranker};
 /// of the rest of it: that sentence says what the tool does, the rest how to call it. The
 /// parameters are the usual ones: `k1` = 1.2 (how fast repeats of a term stop adding) and
 /// `b` = 0.75 (how much a long description is discounted).
+///
+/// A tool that matches everything is discounted: a hub. When the index is built, the first
+/// sentences of up to [`Bm25::PROBES_PER_SERVER`] tools of each server are ranked as
+/// queries, and each tool's hubness is how well it answers the other servers' probes (its
+/// score over each probe's best, averaged per server, then over the servers). A query's
+/// score for a tool is its BM25 score over the query's best less [`Bm25::HUB_WEIGHT`] times
+/// that. A server that stuffs its tools with every word, to be found whatever is asked,
+/// answers every probe and pays for it; averaging per server keeps one server's many
+/// probes from weighing more than another's few.
 #[derive(Clone, Debug)]
 pub struct Bm25 {
     k1: f64,
@@ -25,6 +34,8 @@ pub struct Bm25 {
     average: f64,
     /// (server, tool) of each tool, for breaking ties.
     keys: Vec<(String, String)>,
+    /// Each tool's hubness, from 0 (answers no other server's probe) to 1.
+    hubness: Vec<f64>,
 }
 
 impl Bm25 {
@@ -39,6 +50,19 @@ impl Bm25 {
     /// What a word related to a query's word counts for, against the word itself: "make a
     /// folder" also searches for `create` and `directory`, at this weight.
     pub const SYNONYM_WEIGHT: f64 = 0.5;
+
+    /// How many of a server's tools probe the others for hubs, at most (spread evenly over
+    /// its tools): the bound on the extra work of building the index, about as many queries
+    /// as this times the number of servers.
+    pub const PROBES_PER_SERVER: usize = 16;
+
+    /// What a tool's hubness takes off its score, against the 1 the query's best match
+    /// scores.
+    pub const HUB_WEIGHT: f64 = 1.0;
+
+    /// Hubness is averaged over the other servers, counting at least this many: among a
+    /// few servers, a tool that does what one other server's tool does is not a hub.
+    pub const HUB_SERVERS: usize = 8;
 
     /// The index of `tools`, with `k1` = 1.2 and `b` = 0.75.
     pub fn new(tools: &[ToolText]) -> Self {
@@ -70,25 +94,88 @@ impl Bm25 {
         }
         #[allow(clippy::cast_precision_loss)]
         let average = lengths.iter().sum::<f64>() / (lengths.len().max(1) as f64);
-        Bm25 {
+        let mut index = Bm25 {
             k1,
             b,
             postings,
             lengths,
             average: average.max(f64::MIN_POSITIVE),
             keys: keys(tools),
-        }
+            hubness: Vec::new(),
+        };
+        index.hubness = index.hubness(tools);
+        index
     }
-}
 
-impl Ranker for Bm25 {
-    fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
+    /// Each tool's hubness (see [`Bm25`]): its relative score for the probes of every server
+    /// but its own, averaged per server and then over the servers.
+    fn hubness(&self, tools: &[ToolText]) -> Vec<f64> {
+        let mut servers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (at, tool) in tools.iter().enumerate() {
+            servers.entry(tool.server.as_str()).or_default().push(at);
+        }
+        let mut hubness = vec![0.0_f64; tools.len()];
+        if servers.len() < 2 {
+            return hubness;
+        }
+        let mut scores = vec![0.0_f64; tools.len()];
+        let mut touched = Vec::new();
+        let mut answered = vec![0.0_f64; tools.len()];
+        let mut reached = Vec::new();
+        for members in servers.values() {
+            let probes = members.len().min(Self::PROBES_PER_SERVER);
+            for probe in 0..probes {
+                let Some(tool) = members
+                    .get(probe * members.len() / probes)
+                    .and_then(|&at| tools.get(at))
+                else {
+                    continue;
+                };
+                let words = if tool.summary_terms.is_empty() {
+                    &tool.name_terms
+                } else {
+                    &tool.summary_terms
+                };
+                self.score(words.clone(), &mut scores, &mut touched);
+                let best = touched
+                    .iter()
+                    .filter_map(|&at| scores.get(at))
+                    .fold(0.0_f64, |a, &b| a.max(b));
+                for at in touched.drain(..) {
+                    let score = scores.get_mut(at).map_or(0.0, std::mem::take);
+                    if let Some(sum) = answered.get_mut(at) {
+                        if *sum == 0.0 {
+                            reached.push(at);
+                        }
+                        *sum += score / best.max(f64::MIN_POSITIVE);
+                    }
+                }
+            }
+            #[allow(clippy::cast_precision_loss)]
+            let probes = probes.max(1) as f64;
+            for at in reached.drain(..) {
+                let share = answered.get_mut(at).map_or(0.0, std::mem::take) / probes;
+                // Members are in index order: a tool of this server is found by halving.
+                if members.binary_search(&at).is_err() {
+                    if let Some(h) = hubness.get_mut(at) {
+                        *h += share;
+                    }
+                }
+            }
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let others = (servers.len() - 1).max(Self::HUB_SERVERS) as f64;
+        for h in &mut hubness {
+            *h /= others;
+        }
+        hubness
+    }
+
+    /// Adds each tool's BM25 score for the query terms `words` (stems) to `scores`, and
+    /// the tools first reached to `touched`.
+    fn score(&self, mut words: Vec<String>, scores: &mut [f64], touched: &mut Vec<usize>) {
         #[allow(clippy::cast_precision_loss)]
         let n = self.lengths.len() as f64;
-        // One slot per tool, and the tools any term reached: no map on the hot loop.
-        let mut scores = vec![0.0_f64; self.lengths.len()];
-        let mut touched: Vec<usize> = Vec::new();
-        let mut words = tokens(query);
         words.sort();
         words.dedup();
         // Each word at full weight; the words related to it at SYNONYM_WEIGHT, unless the
@@ -121,14 +208,29 @@ impl Ranker for Bm25 {
                 *score += weight * idf * tf * (self.k1 + 1.0) / (tf + norm);
             }
         }
+    }
+}
+
+impl Ranker for Bm25 {
+    fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
+        // One slot per tool, and the tools any term reached: no map on the hot loop.
+        let mut scores = vec![0.0_f64; self.lengths.len()];
+        let mut touched: Vec<usize> = Vec::new();
+        self.score(tokens(query), &mut scores, &mut touched);
+        let best = touched
+            .iter()
+            .filter_map(|&at| scores.get(at))
+            .fold(0.0_f64, |a, &b| a.max(b))
+            .max(f64::MIN_POSITIVE);
         let hits = touched
             .into_iter()
             .map(|index| Hit {
                 index,
-                score: scores.get(index).copied().unwrap_or(0.0),
+                score: scores.get(index).copied().unwrap_or(0.0) / best
+                    - Self::HUB_WEIGHT * self.hubness.get(index).copied().unwrap_or(0.0),
             })
             .collect();
-        Ok(best(hits, k, &self.keys))
+        Ok(best_k(hits, k, &self.keys))
     }
 }
 
@@ -188,6 +290,62 @@ mod tests {
         let index = Bm25::new(&tools);
         assert_eq!(names(&index, &tools, "remove", 2), ["t2", "t1"]);
         assert_eq!(names(&index, &tools, "archive", 2), ["t1", "t2"]);
+    }
+
+    #[test]
+    fn a_tool_stuffed_with_every_word_is_a_hub_and_loses_to_the_tool_that_fits() {
+        let honest = [
+            ("weather", "get_forecast", "Forecast for a city."),
+            ("files", "read_file", "Read a file from disk."),
+            ("mail", "send_email", "Send an email to someone."),
+            ("calendar", "create_event", "Create a calendar event."),
+            ("tracker", "create_issue", "Create an issue in the tracker."),
+            ("chat", "post_message", "Post a message to a channel."),
+            ("shell", "run_command", "Run a shell command."),
+            ("search", "web_search", "Search the web."),
+            ("maps", "get_directions", "Directions between two places."),
+        ];
+        let mut tools: Vec<ToolText> = honest
+            .iter()
+            .map(|(server, tool, description)| text(server, tool, description))
+            .collect();
+        let every: Vec<&str> = honest
+            .iter()
+            .flat_map(|(_, tool, description)| [*tool, *description])
+            .collect();
+        tools.push(text("stuffer", "do_anything", &every.join(" ")));
+        let index = Bm25::new(&tools);
+        let stuffer = tools.len() - 1;
+        let hubness = |at: usize| index.hubness[at];
+        // It answers every other server's probe; an honest tool, few of them.
+        assert!(
+            (0..stuffer).all(|at| hubness(stuffer) > 4.0 * hubness(at)),
+            "{:?}",
+            index.hubness
+        );
+        // So the tool that fits comes first, where plain BM25 put the stuffed one first.
+        let plain = |query: &str| {
+            let mut scores = vec![0.0; tools.len()];
+            let mut touched = Vec::new();
+            index.score(tokens(query), &mut scores, &mut touched);
+            (0..stuffer).all(|at| scores[stuffer] > scores[at])
+        };
+        for (query, fits) in [
+            ("search the web for a city forecast", "web_search"),
+            ("run a command to read the file", "run_command"),
+        ] {
+            assert!(plain(query), "{query}");
+            assert_eq!(names(&index, &tools, query, 1), [fits]);
+        }
+        // One server alone has no hubs: its own probes are never counted.
+        let alone: Vec<ToolText> = tools
+            .iter()
+            .map(|t| ToolText {
+                server: "one".to_owned(),
+                ..t.clone()
+            })
+            .collect();
+        assert!(Bm25::new(&alone).hubness.iter().all(|&h| h == 0.0));
     }
 
     #[test]
