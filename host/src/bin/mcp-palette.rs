@@ -434,7 +434,7 @@ fn eval(
                 .iter()
                 .map(|(server, tool)| format!("{server}/{tool}"))
                 .collect();
-            let found: Vec<String> = hits
+            let instead: Vec<String> = hits
                 .iter()
                 .take(k)
                 .filter_map(|hit| tools.get(hit.index))
@@ -445,7 +445,7 @@ fn eval(
                 "miss\t{}\t{}\t{}\n",
                 words.join(" "),
                 expected.join(","),
-                found.join(",")
+                instead.join(",")
             ));
         }
         found.push(first);

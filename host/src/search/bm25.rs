@@ -137,17 +137,14 @@ impl Bm25 {
                     &tool.summary_terms
                 };
                 self.score(words.clone(), &mut scores, &mut touched);
-                let best = touched
-                    .iter()
-                    .filter_map(|&at| scores.get(at))
-                    .fold(0.0_f64, |a, &b| a.max(b));
+                let best = best_of(&scores, &touched);
                 for at in touched.drain(..) {
                     let score = scores.get_mut(at).map_or(0.0, std::mem::take);
                     if let Some(sum) = answered.get_mut(at) {
                         if *sum == 0.0 {
                             reached.push(at);
                         }
-                        *sum += score / best.max(f64::MIN_POSITIVE);
+                        *sum += score / best;
                     }
                 }
             }
@@ -211,17 +208,22 @@ impl Bm25 {
     }
 }
 
+/// The highest of the `touched` tools' `scores`, never 0: what a query's scores are divided
+/// by, so its best match scores 1.
+fn best_of(scores: &[f64], touched: &[usize]) -> f64 {
+    touched
+        .iter()
+        .filter_map(|&at| scores.get(at))
+        .fold(f64::MIN_POSITIVE, |a, &b| a.max(b))
+}
+
 impl Ranker for Bm25 {
     fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
         // One slot per tool, and the tools any term reached: no map on the hot loop.
         let mut scores = vec![0.0_f64; self.lengths.len()];
         let mut touched: Vec<usize> = Vec::new();
         self.score(tokens(query), &mut scores, &mut touched);
-        let best = touched
-            .iter()
-            .filter_map(|&at| scores.get(at))
-            .fold(0.0_f64, |a, &b| a.max(b))
-            .max(f64::MIN_POSITIVE);
+        let best = best_of(&scores, &touched);
         let hits = touched
             .into_iter()
             .map(|index| Hit {
