@@ -117,9 +117,10 @@ const STOPWORDS: [&str; 40] = [
     "using", "what", "when", "which", "will", "with", "you", "your", "we", "our", "should",
 ];
 
-/// The terms of `text`: its words ([`split`]), stopwords dropped, and each reduced to its
-/// stem by Snowball's English stemmer (`logged`, `logs` and `log` meet; so do `attached` and
-/// `attachments`).
+/// The terms of `text`: its words, lowercased (split at anything that is not a letter or a
+/// digit and at camelCase humps: `getHTTPResponse` gives `get http response`), stopwords
+/// dropped, and each reduced to its stem by Snowball's English stemmer (`logged`, `logs`
+/// and `log` meet; so do `attached` and `attachments`).
 pub fn tokens(text: &str) -> Vec<String> {
     let stemmer = Stemmer::create(Algorithm::English);
     split(text)
