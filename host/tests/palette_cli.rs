@@ -16,7 +16,7 @@ const CATALOG: &str = r#"{"servers":[
   {"name":"untyped","description":"A schema without a type, as some servers list.","inputSchema":{}}]}]}"#;
 
 const QUERIES: &str = r#"{"query":"will it rain in Lyon tomorrow","expect":[["weather","get_forecast"]],"kind":"paraphrase"}
-{"query":"save this text into notes.md","expect":[["files","write_file"]],"kind":"paraphrase"}
+{"query":"keep this text for later","expect":[["files","write_file"]],"kind":"paraphrase"}
 {"query":"read the file README","expect":[["files","read_file"]],"kind":"literal"}
 {"query":"any storm warnings in Texas","expect":[["weather","get_alerts"],["weather","get_forecast"]]}
 "#;

@@ -5,20 +5,12 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use mcp_sansio::{Catalog, CatalogPolicy, Limits};
-use mcp_sansio_host::search::{tokens, Bm25, Ranker, ToolText};
-use serde_json::{json, Value};
+mod labelled;
 
-fn catalog() -> Value {
-    serde_json::from_str(include_str!("data/search/catalog.json")).unwrap()
-}
+use mcp_sansio_host::search::{tokens, Bm25};
+use serde_json::json;
 
-fn queries() -> Vec<Value> {
-    include_str!("data/search/queries.jsonl")
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use labelled::{catalog, found, queries, texts, top_fives};
 
 #[test]
 fn the_set_is_real_servers_and_hand_written_queries() {
@@ -75,58 +67,16 @@ fn the_set_is_real_servers_and_hand_written_queries() {
     );
 }
 
-/// The tools of `catalog` as a client accepts them, ready to rank.
-fn texts(catalog: &Value) -> Vec<ToolText> {
-    let policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
-    let mut tools = Vec::new();
-    for entry in catalog["servers"].as_array().unwrap() {
-        let server = entry["server"].as_str().unwrap();
-        let listing = json!({"tools": entry["tools"]}).to_string();
-        let parsed = Catalog::from_json(&listing, policy, &Limits::default()).unwrap();
-        tools.extend(parsed.tools().iter().map(|t| ToolText::new(server, t)));
-    }
-    tools
-}
-
-/// For each query, BM25's top five over `tools`.
-fn top_fives(tools: &[ToolText], queries: &[Value]) -> Vec<Vec<usize>> {
-    let index = Bm25::new(tools);
-    queries
-        .iter()
-        .map(|query| {
-            let hits = index.rank(query["query"].as_str().unwrap(), 5).unwrap();
-            hits.iter().map(|hit| hit.index).collect()
-        })
-        .collect()
-}
-
-/// How many queries have an expected tool in their top five.
-fn found(tools: &[ToolText], queries: &[Value], tops: &[Vec<usize>]) -> usize {
-    queries
-        .iter()
-        .zip(tops)
-        .filter(|(query, top)| {
-            top.iter().any(|&at| {
-                let tool = &tools[at];
-                query["expect"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|pair| pair[0] == tool.server.as_str() && pair[1] == tool.tool.as_str())
-            })
-        })
-        .count()
-}
-
 #[test]
 fn bm25_recall_at_5_does_not_fall() {
     let tools = texts(&catalog());
     let queries = queries();
-    let found = found(&tools, &queries, &top_fives(&tools, &queries));
+    let found = found(&tools, &queries, &top_fives(&Bm25::new(&tools), &queries));
     // 163 of 251 (0.649) when the set was written; 183 (0.729) once the description's first
     // sentence counted more; 190 (0.757) with the groups written from half the set's misses;
-    // 193 (0.769) with hubs discounted. README has the figures.
-    assert!(found >= 193, "{found} of {}", queries.len());
+    // 193 (0.769) with hubs discounted; 199 (0.793) with what identifiers name ("PROJ-73":
+    // an issue) counted as query words. README has the figures.
+    assert!(found >= 199, "{found} of {}", queries.len());
 }
 
 /// A server that fills its tools with words to be found for every request: one tool
@@ -169,14 +119,14 @@ fn a_server_stuffing_its_tools_with_words_takes_a_bounded_share() {
     // All three within the catalog's limits: none left out for its size.
     assert_eq!(tools.iter().filter(|t| t.server == "stuffer").count(), 3);
     let queries = queries();
-    let tops = top_fives(&tools, &queries);
+    let tops = top_fives(&Bm25::new(&tools), &queries);
     let reached = tops
         .iter()
         .filter(|top| top.iter().any(|&at| tools[at].server == "stuffer"))
         .count();
     let found = found(&tools, &queries, &tops);
-    // Measured: in the top five for 16 of the 251 queries, and recall@5 from 193 to 192;
-    // without the hub discount, 36 and from 190 to 185.
+    // Measured: in the top five for 15 of the 251 queries, and recall@5 from 199 to 198;
+    // without the hub discount (and the identifiers' kinds), 36 and from 190 to 185.
     assert!(reached <= 20, "stuffed tools in {reached} top fives");
-    assert!(found >= 189, "{found} of {}", queries.len());
+    assert!(found >= 195, "{found} of {}", queries.len());
 }

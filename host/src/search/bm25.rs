@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::hints::hints;
 use super::synonyms::related;
 use super::text::{tokens, ToolText};
 use super::{best as best_k, keys, Hit, RankError, Ranker};
@@ -15,6 +16,11 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 /// of the rest of it: that sentence says what the tool does, the rest how to call it. The
 /// parameters are the usual ones: `k1` = 1.2 (how fast repeats of a term stop adding) and
 /// `b` = 0.75 (how much a long description is discounted).
+///
+/// An identifier in the query adds the word for what it names: `PROJ-812` adds "issue",
+/// `#general` "channel", `a1b2c3` "commit", `notes.txt` "file", a URL or host name "url".
+/// A user names the thing and leaves out its kind ("give PROJ-73 to Kenji"); the tools that
+/// act on it say the kind ("Assign a Jira issue").
 ///
 /// A tool that matches everything is discounted: a hub. When the index is built, the first
 /// sentences of up to [`Bm25::PROBES_PER_SERVER`] tools of each server are ranked as
@@ -222,7 +228,10 @@ impl Ranker for Bm25 {
         // One slot per tool, and the tools any term reached: no map on the hot loop.
         let mut scores = vec![0.0_f64; self.lengths.len()];
         let mut touched: Vec<usize> = Vec::new();
-        self.score(tokens(query), &mut scores, &mut touched);
+        // What the query's identifiers are ("PROJ-73": an issue) counts as words of it.
+        let mut words = tokens(query);
+        words.extend(hints(query).into_iter().flat_map(tokens));
+        self.score(words, &mut scores, &mut touched);
         let best = best_of(&scores, &touched);
         let hits = touched
             .into_iter()

@@ -1,5 +1,6 @@
 //! Semantic ranking: all-MiniLM-L6-v2 sentence embeddings on candle, on the CPU.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationParams};
 
+use super::hints::hints;
 use super::text::ToolText;
 use super::{best, keys, Hit, RankError, Ranker};
 
@@ -259,6 +261,9 @@ impl VectorCache {
 
 /// Ranks tools by the cosine between the query's vector and each tool's
 /// ([`ToolText::passage`] embedded once, through a [`VectorCache`]).
+///
+/// The query is embedded with the kinds its identifiers name after it, as
+/// [`Bm25`](super::Bm25) counts them: "give PROJ-73 to Kenji (issue)".
 pub struct Embeddings {
     embedder: Arc<Embedder>,
     vectors: Vec<Arc<[f32]>>,
@@ -324,7 +329,8 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 
 impl Ranker for Embeddings {
     fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
-        let query = self.embedder.embed(&[query])?;
+        // What the query's identifiers are, said in words: "give PROJ-73 to Kenji (issue)".
+        let query = self.embedder.embed(&[annotated(query).as_ref()])?;
         let Some(query) = query.first() else {
             return Ok(Vec::new());
         };
@@ -336,9 +342,29 @@ impl Ranker for Embeddings {
     }
 }
 
+/// `query` followed by the kinds its identifiers name, for a ranker that reads sentences:
+/// "give PROJ-73 to Kenji (issue)". A query without identifiers comes back as it is.
+fn annotated(query: &str) -> Cow<'_, str> {
+    let kinds = hints(query);
+    if kinds.is_empty() {
+        Cow::Borrowed(query)
+    } else {
+        Cow::Owned(format!("{query} ({})", kinds.join(", ")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::dot;
+    use super::{annotated, dot};
+
+    #[test]
+    fn a_sentence_gets_its_kinds_in_brackets_and_only_when_it_has_some() {
+        assert_eq!(
+            annotated("give PROJ-73 to Kenji, see notes.txt"),
+            "give PROJ-73 to Kenji, see notes.txt (issue, file)"
+        );
+        assert_eq!(annotated("make a folder"), "make a folder");
+    }
 
     #[test]
     fn the_lane_split_dot_product_is_the_dot_product() {

@@ -8,6 +8,7 @@
 mod bm25;
 #[cfg(feature = "embed")]
 mod embed;
+mod hints;
 mod hybrid;
 mod synonyms;
 mod text;
