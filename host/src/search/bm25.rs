@@ -18,7 +18,8 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 /// `b` = 0.75 (how much a long description is discounted).
 ///
 /// An identifier in the query adds the word for what it names: `PROJ-812` adds "issue",
-/// `#general` "channel", `a1b2c3` "commit", `notes.txt` "file", a URL or host name "url".
+/// `#general` "channel", `a1b2c3` "commit", `notes.txt` "file", `~/Downloads` "directory",
+/// `@kenji` "user", a URL or host name "url".
 /// A user names the thing and leaves out its kind ("give PROJ-73 to Kenji"); the tools that
 /// act on it say the kind ("Assign a Jira issue").
 ///

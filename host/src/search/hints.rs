@@ -14,7 +14,10 @@
 /// | a number after `#` | `#42` | `issue` |
 /// | a name after `#` | `#general` | `channel` |
 /// | a commit hash (6 to 12 or 40 hex digits, letters and digits both) | `a1b2c3` | `commit` |
-/// | a file name or path | `notes.txt`, `src/main.rs`, `~/Downloads` | `file` |
+/// | a name after `@` | `@kenji` | `user` |
+/// | an email address | `kenji@example.com` | `email` |
+/// | a file name, or a path to one | `notes.txt`, `src/main.rs` | `file` |
+/// | a path without an extension | `~/Downloads`, `/var/log` | `directory` |
 pub(crate) fn hints(query: &str) -> Vec<&'static str> {
     query
         .split_whitespace()
@@ -53,29 +56,44 @@ fn kind(word: &str) -> Option<&'static str> {
             _ => None,
         };
     }
+    if let Some(handle) = word.strip_prefix('@') {
+        return handle
+            .starts_with(|c: char| c.is_alphabetic())
+            .then_some("user");
+    }
+    if let Some((local, domain)) = word.split_once('@') {
+        return (!local.is_empty() && domain.contains('.')).then_some("email");
+    }
     if is_issue_key(word) {
         return Some("issue");
     }
     if is_commit(word) {
         return Some("commit");
     }
-    if ["/", "~/", "./", "../"].iter().any(|p| word.starts_with(p)) && word.len() > 2 {
-        return Some("file");
-    }
+    let rooted = ["/", "~/", "./", "../"]
+        .iter()
+        .any(|root| word.starts_with(root))
+        && word.chars().any(char::is_alphabetic);
     let last = word.rsplit('/').next().unwrap_or(word);
-    let (stem, extension) = last.rsplit_once('.')?;
-    let extension_ok = (1..=4).contains(&extension.len())
+    match last.rsplit_once('.') {
+        Some((stem, extension)) if is_extension(stem, extension) => {
+            if !rooted && DOMAINS.contains(&extension.to_ascii_lowercase().as_str()) {
+                Some("url")
+            } else {
+                Some("file")
+            }
+        }
+        _ => rooted.then_some("directory"),
+    }
+}
+
+/// Whether `stem.extension` is a file name: an extension of one to four letters or digits,
+/// starting with a letter, after two characters at least ("e.g" and "i.e" name nothing).
+fn is_extension(stem: &str, extension: &str) -> bool {
+    (1..=4).contains(&extension.len())
         && extension.starts_with(|c: char| c.is_ascii_alphabetic())
-        && extension.chars().all(|c| c.is_ascii_alphanumeric());
-    // Two characters at least before the dot: "e.g" and "i.e" name nothing.
-    if !extension_ok || stem.chars().count() < 2 {
-        return None;
-    }
-    if DOMAINS.contains(&extension.to_ascii_lowercase().as_str()) {
-        Some("url")
-    } else {
-        Some("file")
-    }
+        && extension.chars().all(|c| c.is_ascii_alphanumeric())
+        && stem.chars().count() >= 2
 }
 
 /// `PROJ-812`: a project key (an upper-case letter, then upper-case letters or digits, two
@@ -115,10 +133,13 @@ mod tests {
             ("tell #general the deploy is done", vec!["channel"]),
             ("what did commit a1b2c3 change", vec!["commit"]),
             ("show me what's in notes.txt.", vec!["file"]),
+            ("open src/main.rs and /etc/hosts.conf", vec!["file"]),
+            ("what is in ~/Downloads and /var/log/", vec!["directory"]),
             (
-                "open src/main.rs and ~/Downloads for #ops",
-                vec!["file", "channel"],
+                "send @kenji the notes.txt from #ops",
+                vec!["user", "file", "channel"],
             ),
+            ("mail kenji@example.com", vec!["email"]),
             (
                 "grab (https://example.com/pricing) as markdown",
                 vec!["url"],
@@ -139,6 +160,7 @@ mod tests {
             "# heading and a lone / and #",
             "account 5b10ac8d82e05b22cc7d4ef5",
             "document.title",
+            "and/or 1/2 at @ 3 or @4 and ./ with me@localhost",
         ] {
             assert!(hints(query).is_empty(), "{query}: {:?}", hints(query));
         }
