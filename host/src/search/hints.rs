@@ -96,13 +96,19 @@ fn is_extension(stem: &str, extension: &str) -> bool {
         && stem.chars().count() >= 2
 }
 
+/// Names of standards written like an issue key: `UTF-8`, `SHA-256`, `ISO-8601`.
+const STANDARDS: &[&str] = &[
+    "COVID", "ECMA", "GPT", "HTTP", "ISO", "RFC", "SHA", "SSL", "TLS", "UCS", "UTF",
+];
+
 /// `PROJ-812`: a project key (an upper-case letter, then upper-case letters or digits, two
-/// characters at least), a hyphen, a number.
+/// characters at least, not one of the [`STANDARDS`]), a hyphen, a number.
 fn is_issue_key(word: &str) -> bool {
     let Some((project, number)) = word.split_once('-') else {
         return false;
     };
     project.len() >= 2
+        && !STANDARDS.contains(&project)
         && project.starts_with(|c: char| c.is_ascii_uppercase())
         && project
             .chars()
@@ -160,6 +166,7 @@ mod tests {
             "# heading and a lone / and #",
             "account 5b10ac8d82e05b22cc7d4ef5",
             "document.title",
+            "save it as UTF-8 with a SHA-256 and an ISO-8601 date",
             "and/or 1/2 at @ 3 or @4 and ./ with me@localhost",
         ] {
             assert!(hints(query).is_empty(), "{query}: {:?}", hints(query));
