@@ -262,8 +262,8 @@ impl VectorCache {
 /// Ranks tools by the cosine between the query's vector and each tool's
 /// ([`ToolText::passage`] embedded once, through a [`VectorCache`]).
 ///
-/// The query is embedded with the kinds its identifiers name after it, as
-/// [`Bm25`](super::Bm25) counts them: "give PROJ-73 to Kenji (issue)".
+/// Each identifier in the query is embedded as the kind it names, which
+/// [`Bm25`](super::Bm25) counts too: "give PROJ-73 to Kenji" as "give issue to Kenji".
 pub struct Embeddings {
     embedder: Arc<Embedder>,
     vectors: Vec<Arc<[f32]>>,
@@ -329,8 +329,9 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 
 impl Ranker for Embeddings {
     fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
-        // What the query's identifiers are, said in words: "give PROJ-73 to Kenji (issue)".
-        let query = self.embedder.embed(&[annotated(query).as_ref()])?;
+        let query = self
+            .embedder
+            .embed(&[identifiers_as_kinds(query).as_ref()])?;
         let Some(query) = query.first() else {
             return Ok(Vec::new());
         };
@@ -342,28 +343,32 @@ impl Ranker for Embeddings {
     }
 }
 
-/// `query` followed by the kinds its identifiers name, for a ranker that reads sentences:
-/// "give PROJ-73 to Kenji (issue)". A query without identifiers comes back as it is.
-fn annotated(query: &str) -> Cow<'_, str> {
-    let kinds = hints(query);
-    if kinds.is_empty() {
-        Cow::Borrowed(query)
-    } else {
-        Cow::Owned(format!("{query} ({})", kinds.join(", ")))
+/// `query` with each identifier replaced by the kind it names, for a ranker that reads
+/// sentences: "give PROJ-73 to Kenji" is read as "give issue to Kenji". The identifier's
+/// word pieces tell the model nothing; its kind does. A query without identifiers comes
+/// back as it is.
+fn identifiers_as_kinds(query: &str) -> Cow<'_, str> {
+    if hints(query).is_empty() {
+        return Cow::Borrowed(query);
     }
+    let words: Vec<&str> = query
+        .split_whitespace()
+        .map(|word| hints(word).first().copied().unwrap_or(word))
+        .collect();
+    Cow::Owned(words.join(" "))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{annotated, dot};
+    use super::{dot, identifiers_as_kinds};
 
     #[test]
-    fn a_sentence_gets_its_kinds_in_brackets_and_only_when_it_has_some() {
+    fn identifiers_are_read_as_their_kinds_and_other_words_as_they_are() {
         assert_eq!(
-            annotated("give PROJ-73 to Kenji, see notes.txt"),
-            "give PROJ-73 to Kenji, see notes.txt (issue, file)"
+            identifiers_as_kinds("give PROJ-73 to Kenji, see notes.txt"),
+            "give issue to Kenji, see file"
         );
-        assert_eq!(annotated("make a folder"), "make a folder");
+        assert_eq!(identifiers_as_kinds("make  a folder"), "make  a folder");
     }
 
     #[test]
