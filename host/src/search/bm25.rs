@@ -19,9 +19,9 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 ///
 /// An identifier in the query adds the word for what it names: `PROJ-812` adds "issue",
 /// `#general` "channel", `a1b2c3` "commit", `notes.txt` "file", `~/Downloads` "directory",
-/// `@kenji` "user", a URL or host name "url".
-/// A user names the thing and leaves out its kind ("give PROJ-73 to Kenji"); the tools that
-/// act on it say the kind ("Assign a Jira issue").
+/// `@kenji` "user", an email address "email", a URL or host name "url". A user names the
+/// thing and leaves out its kind ("give PROJ-73 to Kenji"); the tools that act on it say the
+/// kind ("Assign a Jira issue").
 ///
 /// A tool that matches everything is discounted: a hub. When the index is built, the first
 /// sentences of up to [`Bm25::PROBES_PER_SERVER`] tools of each server are ranked as
