@@ -10,7 +10,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationParams};
 
-use super::hints::hints;
+use super::hints::identifier_kind;
 use super::text::ToolText;
 use super::{best, keys, Hit, RankError, Ranker};
 
@@ -348,14 +348,21 @@ impl Ranker for Embeddings {
 /// word pieces tell the model nothing; its kind does. A query without identifiers comes
 /// back as it is.
 fn identifiers_as_kinds(query: &str) -> Cow<'_, str> {
-    if hints(query).is_empty() {
-        return Cow::Borrowed(query);
-    }
+    let mut replaced = false;
     let words: Vec<&str> = query
         .split_whitespace()
-        .map(|word| hints(word).first().copied().unwrap_or(word))
+        .map(|word| {
+            identifier_kind(word).map_or(word, |kind| {
+                replaced = true;
+                kind
+            })
+        })
         .collect();
-    Cow::Owned(words.join(" "))
+    if replaced {
+        Cow::Owned(words.join(" "))
+    } else {
+        Cow::Borrowed(query)
+    }
 }
 
 #[cfg(test)]

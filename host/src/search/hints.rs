@@ -21,18 +21,23 @@
 pub(crate) fn hints(query: &str) -> Vec<&'static str> {
     query
         .split_whitespace()
-        .map(|word| {
-            word.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '!' | '?' | '"' | '\''))
-                .trim_matches(|c: char| matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | '`'))
-                .trim_end_matches('.')
-        })
-        .filter_map(kind)
+        .filter_map(identifier_kind)
         .fold(Vec::new(), |mut kinds, kind| {
             if !kinds.contains(&kind) {
                 kinds.push(kind);
             }
             kinds
         })
+}
+
+/// The kind of thing `word`, one word of a query, names if it is an identifier (see
+/// [`hints`]); the punctuation around it is not part of it (`(PROJ-7),` is `PROJ-7`).
+pub(crate) fn identifier_kind(word: &str) -> Option<&'static str> {
+    kind(
+        word.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '!' | '?' | '"' | '\''))
+            .trim_matches(|c: char| matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | '`'))
+            .trim_end_matches('.'),
+    )
 }
 
 /// Top-level domains that make `name.tld` a host, not a file.
