@@ -1,4 +1,4 @@
-//! BM25's promises over generated catalogs and queries: whatever text a server writes and a
+//! BM25's and the fusion's promises over generated catalogs and queries: whatever text a server writes and a
 //! model searches for (identifiers, synonyms, punctuation, any Unicode), ranking never
 //! panics and its answer keeps the `Ranker` contract: at most `k` distinct tools of the
 //! catalog, finite scores, best first with ties in (server, tool) order, the same answer
@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use mcp_sansio_host::search::{summary, tokens, Bm25, Hit, Ranker, ToolText};
+use mcp_sansio_host::search::{summary, tokens, Bm25, Hit, Hybrid, Ranker, ToolText};
 use proptest::prelude::*;
 
 /// Words that reach each path of the ranker: tool verbs and their synonym groups, every
@@ -112,6 +112,34 @@ fn in_order(tools: &[ToolText], a: &Hit, b: &Hit) -> bool {
     a.score > b.score || (a.score == b.score && key(a) < key(b))
 }
 
+/// The `Ranker` contract for `query` and `k` (see the top of this file).
+fn keeps_the_contract(
+    ranker: &dyn Ranker,
+    tools: &[ToolText],
+    query: &str,
+    k: usize,
+) -> Result<(), TestCaseError> {
+    let hits = ranker.rank(query, k).unwrap();
+    prop_assert!(hits.len() <= k);
+    let mut seen = std::collections::BTreeSet::new();
+    for hit in &hits {
+        prop_assert!(hit.index < tools.len(), "{hit:?}");
+        prop_assert!(hit.score.is_finite(), "{hit:?}");
+        prop_assert!(seen.insert(hit.index), "{hit:?} twice");
+    }
+    for pair in hits.windows(2) {
+        prop_assert!(in_order(tools, &pair[0], &pair[1]), "{pair:?}");
+    }
+    prop_assert_eq!(&ranker.rank(query, k).unwrap(), &hits);
+    let all = ranker.rank(query, tools.len()).unwrap();
+    prop_assert_eq!(&all[..hits.len()], &hits[..]);
+    // Fewer than k only when nothing else matched.
+    if hits.len() < k {
+        prop_assert_eq!(all.len(), hits.len());
+    }
+    Ok(())
+}
+
 proptest! {
     #[test]
     fn bm25_keeps_the_ranker_contract_on_any_text(
@@ -119,24 +147,27 @@ proptest! {
         query in text(),
         k in 0_usize..12,
     ) {
-        let index = Bm25::new(&tools);
-        let hits = index.rank(&query, k).unwrap();
-        prop_assert!(hits.len() <= k);
-        let mut seen = std::collections::BTreeSet::new();
-        for hit in &hits {
-            prop_assert!(hit.index < tools.len(), "{hit:?}");
-            prop_assert!(hit.score.is_finite(), "{hit:?}");
-            prop_assert!(seen.insert(hit.index), "{hit:?} twice");
-        }
-        for pair in hits.windows(2) {
-            prop_assert!(in_order(&tools, &pair[0], &pair[1]), "{pair:?}");
-        }
-        prop_assert_eq!(&index.rank(&query, k).unwrap(), &hits);
-        let all = index.rank(&query, tools.len()).unwrap();
-        prop_assert_eq!(&all[..hits.len()], &hits[..]);
-        // Fewer than k only when nothing else matched.
-        if hits.len() < k {
-            prop_assert_eq!(all.len(), hits.len());
-        }
+        keeps_the_contract(&Bm25::new(&tools), &tools, &query, k)?;
+    }
+
+    #[test]
+    fn the_fusion_of_two_rankers_keeps_it_too(
+        tools in catalog(),
+        query in text(),
+        k in 0_usize..12,
+    ) {
+        // A second ranker that orders the same tools otherwise (names read as descriptions
+        // and descriptions as names), so that the fused ranks cross and tie.
+        let swapped: Vec<ToolText> = tools
+            .iter()
+            .map(|t| ToolText {
+                name_terms: t.body_terms.clone(),
+                body_terms: t.name_terms.clone(),
+                summary_terms: Vec::new(),
+                ..t.clone()
+            })
+            .collect();
+        let hybrid = Hybrid::new(Bm25::new(&tools), Bm25::new(&swapped), &tools);
+        keeps_the_contract(&hybrid, &tools, &query, k)?;
     }
 }
