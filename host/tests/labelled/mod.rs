@@ -1,21 +1,40 @@
-//! The labelled tool-search set (`tests/data/search/`) and how a ranker's recall over it is
-//! counted, for the tests of every ranker.
+//! The labelled tool-search sets (`tests/data/search/`, `tests/data/heldout/`) and how a
+//! ranker's recall over them is counted, for the tests of every ranker.
 
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
 use mcp_sansio_host::search::{Ranker, ToolText};
 use serde_json::{json, Value};
 
-/// The catalog file: `{"servers": [{"server", "tools"}]}`.
-pub(crate) fn catalog() -> Value {
-    serde_json::from_str(include_str!("../data/search/catalog.json")).unwrap()
+/// One labelled set: a catalog file and the queries written for it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Set {
+    /// `tests/data/search/`: the set the rankers were built and tuned on.
+    Built,
+    /// `tests/data/heldout/`: other servers and other queries, which only measure; nothing
+    /// in the rankers was written or tuned from them.
+    HeldOut,
 }
 
-/// The queries, one JSON object a line.
-pub(crate) fn queries() -> Vec<Value> {
-    include_str!("../data/search/queries.jsonl")
+impl Set {
+    /// The catalog file: `{"servers": [{"server", "source", "tools"}]}`.
+    pub(crate) fn catalog(self) -> Value {
+        serde_json::from_str(match self {
+            Set::Built => include_str!("../data/search/catalog.json"),
+            Set::HeldOut => include_str!("../data/heldout/catalog.json"),
+        })
+        .unwrap()
+    }
+
+    /// The queries, one JSON object a line.
+    pub(crate) fn queries(self) -> Vec<Value> {
+        match self {
+            Set::Built => include_str!("../data/search/queries.jsonl"),
+            Set::HeldOut => include_str!("../data/heldout/queries.jsonl"),
+        }
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+    }
 }
 
 /// The tools of `catalog` as a client accepts them, ready to rank.
