@@ -176,6 +176,44 @@ fn an_expected_tool_the_catalog_leaves_out_is_a_miss_not_a_failed_measure() {
 }
 
 #[test]
+fn a_tool_written_without_an_input_schema_is_ranked_as_taking_no_arguments() {
+    // A catalog written by hand, as the seeds' experiment wrote its tools: no `inputSchema`
+    // is read as `{"type": "object"}`, and said; one that is there but no object schema is
+    // still left out.
+    let catalog = write(
+        "noschema.json",
+        r#"{"servers":[{"server":"shop","tools":[
+  {"name":"stock_level","description":"How many units of a product are in stock."},
+  {"name":"word_count","description":"Count the words in a text.","inputSchema":null}]}]}"#,
+    );
+    let queries = write(
+        "noschema.jsonl",
+        "{\"query\":\"how many tins of paint are in stock\",\"expect\":[[\"shop\",\"stock_level\"]]}\n\
+         {\"query\":\"count the words\",\"expect\":[[\"shop\",\"word_count\"]]}\n",
+    );
+    let (code, out, err) = eval(&catalog, &queries, &["--k", "1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "recall@1 0.500 [0.095, 0.905] n=2\n");
+    assert!(
+        err.contains("shop/stock_level has no inputSchema; read as taking no arguments"),
+        "{err}"
+    );
+    assert!(
+        err.contains("shop/word_count is left out of the catalog"),
+        "{err}"
+    );
+    let (code, out, _) = palette(&[
+        "cost",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--format",
+        "anthropic",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("stock_level\t"), "{out}");
+}
+
+#[test]
 fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
     let catalog = write("bad.json", CATALOG);
     let missing = write(

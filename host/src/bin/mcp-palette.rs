@@ -214,7 +214,9 @@ fn read_text(path: &str) -> Result<String, String> {
 }
 
 /// The catalog file's servers and their catalogs, read as a client reads a listing: invalid
-/// tools left out, untyped schemas taken as objects.
+/// tools left out, untyped schemas taken as objects. A file may be written by hand, and the
+/// seeds' own offers read a tool with no `inputSchema` at all as taking no arguments: so
+/// does this, saying so on stderr (one that is there and wrong is still left out).
 fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
     let text = read_text(path)?;
     let file: Value =
@@ -230,8 +232,19 @@ fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
             .get("server")
             .and_then(Value::as_str)
             .ok_or_else(|| format!("{path}: a server entry has no \"server\" name"))?;
-        let listing =
-            serde_json::json!({ "tools": entry.get("tools").cloned().unwrap_or(Value::Null) });
+        let mut tools = entry.get("tools").cloned().unwrap_or(Value::Null);
+        for tool in tools.as_array_mut().into_iter().flatten() {
+            if let Some(tool) = tool.as_object_mut() {
+                if !tool.contains_key("inputSchema") {
+                    let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+                    eprintln!(
+                        "mcp-palette: {server}/{name} has no inputSchema; read as taking no arguments"
+                    );
+                    tool.insert("inputSchema".into(), serde_json::json!({"type": "object"}));
+                }
+            }
+        }
+        let listing = serde_json::json!({ "tools": tools });
         let catalog = Catalog::from_json(&listing.to_string(), policy, &Limits::default())
             .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
         out.push((server.to_owned(), catalog));
