@@ -1,8 +1,8 @@
-//! BM25's and the fusion's promises over generated catalogs and queries: whatever text a server writes and a
-//! model searches for (identifiers, synonyms, punctuation, any Unicode), ranking never
-//! panics and its answer keeps the `Ranker` contract: at most `k` distinct tools of the
-//! catalog, finite scores, best first with ties in (server, tool) order, the same answer
-//! every time, and the top `k` the first `k` of any longer answer.
+//! BM25's and the fusion's promises over generated catalogs and queries: whatever text a
+//! server writes and a model searches for (identifiers, synonyms, punctuation, any
+//! Unicode), ranking never panics and its answer keeps the `Ranker` contract: at most `k`
+//! distinct tools of the catalog, finite scores, best first with ties in (server, tool)
+//! order, the same answer every time, and the top `k` the first `k` of any longer answer.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
