@@ -14,7 +14,7 @@ use serde_json::json;
 use labelled::{found, texts, top_fives, Set};
 
 /// Each set's sources and labels, checked; the packages its catalog was recorded from.
-fn check(set: Set) -> BTreeSet<String> {
+fn check(set: Set, least_queries: usize) -> BTreeSet<String> {
     let catalog = set.catalog();
     let mut packages = BTreeSet::new();
     let servers = catalog["servers"].as_array().unwrap();
@@ -48,7 +48,11 @@ fn check(set: Set) -> BTreeSet<String> {
     );
 
     let queries = set.queries();
-    assert!(queries.len() >= 190, "{set:?}: {} queries", queries.len());
+    assert!(
+        queries.len() >= least_queries,
+        "{set:?}: {} queries",
+        queries.len()
+    );
     let mut texts = BTreeSet::new();
     let mut unshared = 0;
     for query in &queries {
@@ -79,8 +83,8 @@ fn check(set: Set) -> BTreeSet<String> {
 
 #[test]
 fn the_sets_are_real_servers_and_hand_written_queries() {
-    let built = check(Set::Built);
-    let held_out = check(Set::HeldOut);
+    let built = check(Set::Built, 200);
+    let held_out = check(Set::HeldOut, 198);
     // Held out in its servers too: no package of the set the rankers were built on.
     assert!(built.is_disjoint(&held_out), "{built:?} {held_out:?}");
 }
