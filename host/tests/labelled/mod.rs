@@ -1,4 +1,4 @@
-//! The labelled tool-search sets (`tests/data/search/`, `tests/data/heldout/`) and how a
+//! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`) and how a
 //! ranker's recall over them is counted, for the tests of every ranker.
 
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
@@ -13,6 +13,8 @@ pub(crate) enum Set {
     /// `tests/data/heldout/`: other servers and other queries, which only measure; nothing
     /// in the rankers was written or tuned from them.
     HeldOut,
+    /// `tests/data/external/`: queries another project wrote for its own tool search.
+    External,
 }
 
 impl Set {
@@ -21,6 +23,7 @@ impl Set {
         serde_json::from_str(match self {
             Set::Built => include_str!("../data/search/catalog.json"),
             Set::HeldOut => include_str!("../data/heldout/catalog.json"),
+            Set::External => include_str!("../data/external/catalog.json"),
         })
         .unwrap()
     }
@@ -30,6 +33,7 @@ impl Set {
         match self {
             Set::Built => include_str!("../data/search/queries.jsonl"),
             Set::HeldOut => include_str!("../data/heldout/queries.jsonl"),
+            Set::External => include_str!("../data/external/queries.jsonl"),
         }
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
