@@ -98,10 +98,18 @@ fn tool(n: usize) -> ToolText {
         body_terms: tokens(&description),
         summary_terms: Vec::new(),
         passage: format!("{}. {description}", name.replace('_', " ")),
+        words: format!("{name} {description}")
+            .split(['_', ' '])
+            .map(str::to_owned)
+            .collect(),
     }
 }
 
 const QUERY: &str = "refund the customer's last order payment";
+
+/// The same request with a slip of the keys in each word the catalog holds, so each is
+/// looked for among its one-slip variants.
+const MISSPELT: &str = "refnud the custmoer's last oredr paymnet";
 
 fn search(c: &mut Criterion) {
     let tools: Vec<ToolText> = (0..TOOLS).map(tool).collect();
@@ -111,6 +119,10 @@ fn search(c: &mut Criterion) {
     let index = Bm25::new(&tools);
     assert_eq!(index.rank(QUERY, 5).map(|h| h.len()).ok(), Some(5));
     group.bench_function("rank_top5", |b| b.iter(|| index.rank(black_box(QUERY), 5)));
+    assert_eq!(index.rank(MISSPELT, 5).ok(), index.rank(QUERY, 5).ok());
+    group.bench_function("rank_top5_misspelt", |b| {
+        b.iter(|| index.rank(black_box(MISSPELT), 5));
+    });
     group.finish();
 }
 
@@ -144,6 +156,10 @@ fn embed(c: &mut Criterion) {
     });
     assert_eq!(index.rank(QUERY, 5).map(|h| h.len()).ok(), Some(5));
     group.bench_function("rank_top5", |b| b.iter(|| index.rank(black_box(QUERY), 5)));
+    assert_eq!(index.rank(MISSPELT, 5).ok(), index.rank(QUERY, 5).ok());
+    group.bench_function("rank_top5_misspelt", |b| {
+        b.iter(|| index.rank(black_box(MISSPELT), 5));
+    });
     let hybrid = Hybrid::new(Bm25::new(&tools), index, &tools);
     group.bench_function("hybrid_top5", |b| {
         b.iter(|| hybrid.rank(black_box(QUERY), 5))

@@ -100,6 +100,7 @@ fn catalog() -> impl Strategy<Value = Vec<ToolText>> {
                         body_terms: tokens(description),
                         summary_terms: tokens(&summary(description)),
                         passage: description.clone(),
+                        words: Vec::new(),
                     });
                 }
             }

@@ -105,9 +105,10 @@ fn bm25_recall_at_5_does_not_fall() {
     // 124 of 198 (0.626) when the held-out set was written, with the ranker above.
     let held_out = recall(Set::HeldOut);
     assert!(held_out >= 124, "{held_out} of 198");
-    // 93 of 113 (0.823) when the external set was first measured.
+    // 93 of 113 (0.823) when the external set was first measured; 97 (0.858) with slips of
+    // the keys read as the word meant, 102 (0.903) with the bonus for a tool the query names.
     let external = recall(Set::External);
-    assert!(external >= 93, "{external} of 113");
+    assert!(external >= 102, "{external} of 113");
 }
 
 /// The external set is the other project's cases, whole: every expected tool is one the

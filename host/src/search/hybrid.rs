@@ -81,6 +81,7 @@ mod tests {
                 body_terms: Vec::new(),
                 summary_terms: Vec::new(),
                 passage: String::new(),
+                words: Vec::new(),
             })
             .collect()
     }

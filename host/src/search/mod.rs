@@ -10,6 +10,7 @@ mod bm25;
 mod embed;
 mod hints;
 mod hybrid;
+mod spelling;
 mod synonyms;
 mod text;
 

@@ -25,11 +25,19 @@ pub struct ToolText {
     /// Parameter names and the rest of the description are left out: on the labelled set
     /// they made all-MiniLM-L6-v2's recall@1 0.434 instead of 0.502.
     pub passage: String,
+    /// Every word of the name, title, server name, description and parameters, lowercased
+    /// and not stemmed, each once, sorted: what a query word no tool holds is checked
+    /// against for a slip of the keys (`clikc` for `click`).
+    pub words: Vec<String>,
 }
 
 impl ToolText {
     /// The text of `tool`, advertised by `server`.
     pub fn new(server: &str, tool: &Tool) -> Self {
+        let mut spelt = unstemmed(&tool.name);
+        spelt.extend(tool.title.iter().flat_map(|t| unstemmed(t)));
+        spelt.extend(unstemmed(server));
+        spelt.extend(tool.description.iter().flat_map(|d| unstemmed(d)));
         let mut name_terms = tokens(&tool.name);
         if let Some(title) = &tool.title {
             name_terms.extend(tokens(title));
@@ -40,11 +48,15 @@ impl ToolText {
         if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
             for (name, property) in properties {
                 body_terms.extend(tokens(name));
+                spelt.extend(unstemmed(name));
                 if let Some(description) = property.get("description").and_then(Value::as_str) {
                     body_terms.extend(tokens(description));
+                    spelt.extend(unstemmed(description));
                 }
             }
         }
+        spelt.sort();
+        spelt.dedup();
         let mut passage = format!("{}: {}", words(server), words(&tool.name));
         let summary = tool.description.as_deref().map(summary);
         let summary_terms = summary.as_deref().map(tokens).unwrap_or_default();
@@ -64,6 +76,7 @@ impl ToolText {
             body_terms,
             summary_terms,
             passage,
+            words: spelt,
         }
     }
 }
@@ -122,11 +135,23 @@ const STOPWORDS: [&str; 40] = [
 /// dropped, and each reduced to its stem by Snowball's English stemmer (`logged`, `logs`
 /// and `log` meet; so do `attached` and `attachments`).
 pub fn tokens(text: &str) -> Vec<String> {
-    let stemmer = Stemmer::create(Algorithm::English);
+    stems(&unstemmed(text))
+}
+
+/// The words of `text` that [`tokens`] stems, before stemming: lowercased, stopwords dropped.
+pub(crate) fn unstemmed(text: &str) -> Vec<String> {
     split(text)
         .into_iter()
         .filter(|word| !STOPWORDS.contains(&word.as_str()))
-        .map(|word| stemmer.stem(&word).into_owned())
+        .collect()
+}
+
+/// Each of `words` reduced to its stem, as [`tokens`] does.
+pub(crate) fn stems<'a>(words: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let stemmer = Stemmer::create(Algorithm::English);
+    words
+        .into_iter()
+        .map(|word| stemmer.stem(word).into_owned())
         .collect()
 }
 
@@ -218,6 +243,11 @@ mod tests {
         assert_eq!(
             text.passage,
             "noaa: get forecast. Weather outlook. Forecast for a city"
+        );
+        // As written, for slips of the keys: lowercased, each once, stopwords left out.
+        assert_eq!(
+            text.words,
+            ["city", "forecast", "get", "name", "noaa", "outlook", "town", "weather", "where"]
         );
     }
 

@@ -13,7 +13,9 @@ pub(crate) enum Set {
     /// `tests/data/heldout/`: other servers and other queries, which only measure; nothing
     /// in the rankers was written or tuned from them.
     HeldOut,
-    /// `tests/data/external/`: queries another project wrote for its own tool search.
+    /// `tests/data/external/`: queries another project wrote for its own tool search. The
+    /// misspelling rule and the bonus for a tool the query names were written after its
+    /// misses were read.
     External,
 }
 
