@@ -34,24 +34,29 @@ pub struct ToolText {
 impl ToolText {
     /// The text of `tool`, advertised by `server`.
     pub fn new(server: &str, tool: &Tool) -> Self {
-        let mut spelt = unstemmed(&tool.name);
-        spelt.extend(tool.title.iter().flat_map(|t| unstemmed(t)));
-        spelt.extend(unstemmed(server));
-        spelt.extend(tool.description.iter().flat_map(|d| unstemmed(d)));
-        let mut name_terms = tokens(&tool.name);
+        // Each part's words, stemmed into `terms` and kept as written in `spelt`.
+        let mut spelt = Vec::new();
+        let mut read = |text: &str, terms: &mut Vec<String>| {
+            let words = unstemmed(text);
+            terms.extend(stems(&words));
+            spelt.extend(words);
+        };
+        let mut name_terms = Vec::new();
+        read(&tool.name, &mut name_terms);
         if let Some(title) = &tool.title {
-            name_terms.extend(tokens(title));
+            read(title, &mut name_terms);
         }
-        name_terms.extend(tokens(server));
-        let mut body_terms = tool.description.as_deref().map(tokens).unwrap_or_default();
+        read(server, &mut name_terms);
+        let mut body_terms = Vec::new();
+        if let Some(description) = &tool.description {
+            read(description, &mut body_terms);
+        }
         let schema: Value = serde_json::from_str(tool.input_schema.as_str()).unwrap_or(Value::Null);
         if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
             for (name, property) in properties {
-                body_terms.extend(tokens(name));
-                spelt.extend(unstemmed(name));
+                read(name, &mut body_terms);
                 if let Some(description) = property.get("description").and_then(Value::as_str) {
-                    body_terms.extend(tokens(description));
-                    spelt.extend(unstemmed(description));
+                    read(description, &mut body_terms);
                 }
             }
         }
