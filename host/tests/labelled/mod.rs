@@ -1,4 +1,4 @@
-//! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`) and how a
+//! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`, `unseen/`) and how a
 //! ranker's recall over them is counted, for the tests of every ranker.
 
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
@@ -17,6 +17,10 @@ pub(crate) enum Set {
     /// misspelling rule and the bonus for a tool the query names were written after its
     /// misses were read.
     External,
+    /// `tests/data/unseen/`: other servers and queries again, written after every rule of
+    /// the rankers, to judge what was measured on the held-out set after its misses were
+    /// read.
+    Unseen,
 }
 
 impl Set {
@@ -26,6 +30,7 @@ impl Set {
             Set::Built => include_str!("../data/search/catalog.json"),
             Set::HeldOut => include_str!("../data/heldout/catalog.json"),
             Set::External => include_str!("../data/external/catalog.json"),
+            Set::Unseen => include_str!("../data/unseen/catalog.json"),
         })
         .unwrap()
     }
@@ -36,6 +41,7 @@ impl Set {
             Set::Built => include_str!("../data/search/queries.jsonl"),
             Set::HeldOut => include_str!("../data/heldout/queries.jsonl"),
             Set::External => include_str!("../data/external/queries.jsonl"),
+            Set::Unseen => include_str!("../data/unseen/queries.jsonl"),
         }
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
