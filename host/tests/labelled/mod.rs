@@ -1,5 +1,5 @@
-//! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`, `unseen/`) and how a
-//! ranker's recall over them is counted, for the tests of every ranker.
+//! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`, `unseen/`)
+//! and how a ranker's recall over them is counted, for the tests of every ranker.
 
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
 use mcp_sansio_host::search::{Ranker, ToolText};
