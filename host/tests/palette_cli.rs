@@ -137,6 +137,48 @@ fn eval_lists_the_misses_with_what_was_found_instead() {
 }
 
 #[test]
+fn eval_can_rank_each_query_among_a_few_tools_drawn_for_it() {
+    // The first labelled set: 365 tools, 251 queries.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/search");
+    let (catalog, queries) = (data.join("catalog.json"), data.join("queries.jsonl"));
+    let recall_at_5 = |out: &str| -> f64 {
+        let line = out.lines().find(|l| l.starts_with("recall@5 ")).unwrap();
+        line.split(' ').nth(1).unwrap().parse().unwrap()
+    };
+    let (code, whole, err) = eval(&catalog, &queries, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, drawn, err) = eval(&catalog, &queries, &["--tools", "64"]);
+    assert_eq!(code, Some(0), "{err}");
+    // Among 64 tools the expected one is found more often than among 365.
+    assert!(
+        recall_at_5(&drawn) > recall_at_5(&whole) + 0.05,
+        "{drawn}\n{whole}"
+    );
+    // Every query is measured, each in its own draw.
+    assert!(
+        drawn.lines().take(3).all(|l| l.ends_with(" n=251")),
+        "{drawn}"
+    );
+    // The same seed draws the same tools; another seed, others.
+    assert_eq!(eval(&catalog, &queries, &["--tools", "64"]).1, drawn);
+    let (_, seed_1, _) = eval(&catalog, &queries, &["--tools", "64", "--seed", "1"]);
+    assert_ne!(seed_1, drawn);
+    // As many tools as the catalog holds, or more: the catalog itself.
+    assert_eq!(eval(&catalog, &queries, &["--tools", "365"]).1, whole);
+    assert_eq!(eval(&catalog, &queries, &["--tools", "100000"]).1, whole);
+    // Among two tools, a query that misses has one tool in its place at most: the draw
+    // holds its expected tools and one other.
+    let (_, out, _) = eval(&catalog, &queries, &["--tools", "2", "--misses", "5"]);
+    for miss in out.lines().filter(|l| l.starts_with("miss\t")) {
+        let instead = miss.rsplit('\t').next().unwrap();
+        assert!(!instead.contains(','), "{miss}");
+    }
+    // No tools, or a seed without a draw: usage errors.
+    assert_eq!(eval(&catalog, &queries, &["--tools", "0"]).0, Some(2));
+    assert_eq!(eval(&catalog, &queries, &["--seed", "3"]).0, Some(2));
+}
+
+#[test]
 fn files_written_on_windows_read_the_same() {
     // A byte order mark first and CRLF line ends, in both files.
     let windows = |text: &str| format!("\u{feff}{}", text.replace('\n', "\r\n"));

@@ -4,7 +4,7 @@
 //! ```text
 //! mcp-palette rank --catalog FILE --top K [--ranker bm25|embed|hybrid] [--model DIR] QUERY
 //! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10] [--misses K] [--ranker ...]
-//!                   [--model DIR]
+//!                   [--model DIR] [--tools N [--seed SEED]]
 //! mcp-palette cost --catalog FILE --format anthropic|openai-chat|openai-responses
 //!                   [--search QUERY [--limit K]]
 //! ```
@@ -12,7 +12,9 @@
 //! The catalog FILE is `{"servers": [{"server": NAME, "tools": [...]}]}`, each `tools` as the
 //! server listed them (`mcp-call --list --json` prints one server's). A query file holds one
 //! JSON object per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...], "kind": TEXT}`
-//! (`kind` optional; a hit on any expected tool counts).
+//! (`kind` optional; a hit on any expected tool counts). With `--tools N`, `eval` ranks each
+//! query among N tools only, its expected ones and others drawn from the catalog, to measure
+//! recall at the size of a palette rather than the file's.
 //!
 //! The default ranker is BM25, which needs nothing but the catalog. `embed` (all-MiniLM-L6-v2)
 //! and `hybrid` (the two fused) need a build with the `embed` feature and the model's folder
@@ -77,6 +79,14 @@ enum Command {
         /// SERVER/TOOL, comma-separated, FOUND being the K the ranker put first.
         #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
         misses: Option<u32>,
+        /// Rank each query among N tools, not the whole catalog: its expected tools and others
+        /// drawn at random, a new draw for each query. Recall falls as a catalog grows; this
+        /// measures it at the size of a palette of your own.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        tools: Option<u32>,
+        /// What --tools draws from: the same seed draws the same tools.
+        #[arg(long, value_name = "SEED", default_value_t = 0, requires = "tools")]
+        seed: u64,
         #[command(flatten)]
         search: Search,
     },
@@ -118,18 +128,30 @@ enum Which {
     Hybrid,
 }
 
-impl Search {
-    /// The chosen ranker over `tools`.
-    fn ranker(&self, tools: &[ToolText]) -> Result<Box<dyn Ranker>, String> {
-        match self.ranker {
-            Which::Bm25 => Ok(Box::new(Bm25::new(tools))),
-            Which::Embed | Which::Hybrid => self.semantic(tools),
+/// The chosen ranker, built over any list of tools: the model read once and each tool's
+/// vector computed once, however many lists it is built over.
+struct Rankers {
+    /// The model, the vectors it has computed, and whether BM25 is fused with it; `None` for
+    /// BM25 alone.
+    #[cfg(feature = "embed")]
+    model: Option<(std::sync::Arc<Embedder>, VectorCache, Which)>,
+}
+
+impl Rankers {
+    /// The ranker `search` names, its model read if it needs one.
+    fn new(search: &Search) -> Result<Self, String> {
+        match search.ranker {
+            Which::Bm25 => Ok(Rankers {
+                #[cfg(feature = "embed")]
+                model: None,
+            }),
+            Which::Embed | Which::Hybrid => Self::semantic(search),
         }
     }
 
     #[cfg(feature = "embed")]
-    fn semantic(&self, tools: &[ToolText]) -> Result<Box<dyn Ranker>, String> {
-        let dir = self.model.as_deref().ok_or(
+    fn semantic(search: &Search) -> Result<Self, String> {
+        let dir = search.model.as_deref().ok_or(
             "this ranker needs the model's folder: give --model DIR or set MCP_PALETTE_MODEL",
         )?;
         let read = |name: &str| {
@@ -142,19 +164,30 @@ impl Search {
             read("model.safetensors")?,
         )
         .map_err(|e| format!("{}: {e}", dir.display()))?;
-        let embeddings = Embeddings::new(embedder.into(), tools, &mut VectorCache::new())
-            .map_err(|e| e.to_string())?;
-        Ok(match self.ranker {
-            Which::Hybrid => Box::new(Hybrid::new(Bm25::new(tools), embeddings, tools)),
-            _ => Box::new(embeddings),
+        Ok(Rankers {
+            model: Some((embedder.into(), VectorCache::new(), search.ranker)),
         })
     }
 
     #[cfg(not(feature = "embed"))]
-    fn semantic(&self, _: &[ToolText]) -> Result<Box<dyn Ranker>, String> {
+    fn semantic(_: &Search) -> Result<Self, String> {
         Err("this mcp-palette was built without the embed feature; \
              install it with `--features embed` for the embed and hybrid rankers"
             .into())
+    }
+
+    /// The ranker over `tools`.
+    fn over(&mut self, tools: &[ToolText]) -> Result<Box<dyn Ranker>, String> {
+        #[cfg(feature = "embed")]
+        if let Some((embedder, cache, which)) = &mut self.model {
+            let embeddings =
+                Embeddings::new(embedder.clone(), tools, cache).map_err(|e| e.to_string())?;
+            return Ok(match which {
+                Which::Hybrid => Box::new(Hybrid::new(Bm25::new(tools), embeddings, tools)),
+                _ => Box::new(embeddings),
+            });
+        }
+        Ok(Box::new(Bm25::new(tools)))
     }
 }
 
@@ -172,12 +205,15 @@ fn main() -> ExitCode {
             queries,
             k,
             misses,
+            tools,
+            seed,
             search,
         } => eval(
             &catalog,
             &queries,
             &k,
             misses.map(|k| usize::try_from(k).unwrap_or(usize::MAX)),
+            tools.map(|n| (usize::try_from(n).unwrap_or(usize::MAX), seed)),
             &search,
         ),
         Command::Cost {
@@ -317,7 +353,7 @@ fn cost(
 
 fn rank(catalog: &str, top: usize, search: &Search, query: &str) -> Result<String, String> {
     let tools = texts(&catalogs(catalog)?);
-    let index = search.ranker(&tools)?;
+    let index = Rankers::new(search)?.over(&tools)?;
     let mut out = String::new();
     for hit in index.rank(query, top).map_err(|e| e.to_string())? {
         if let Some(tool) = tools.get(hit.index) {
@@ -335,6 +371,50 @@ struct Labelled {
     query: String,
     expect: Vec<(String, String)>,
     kind: Option<String>,
+}
+
+impl Labelled {
+    /// Whether `tool` is one this query expects.
+    fn expects(&self, tool: &ToolText) -> bool {
+        self.expect
+            .iter()
+            .any(|(server, name)| &tool.server == server && &tool.tool == name)
+    }
+}
+
+/// `n` of `tools` in their order (all of them if fewer): every one `keep` holds, and others
+/// drawn at random. `seed` is the caller's seed and the query's line: the same pair draws the
+/// same tools, and each query of a set gets its own draw.
+fn draw(
+    tools: &[ToolText],
+    keep: impl Fn(&ToolText) -> bool,
+    n: usize,
+    seed: (u64, usize),
+) -> Vec<ToolText> {
+    let (mut chosen, mut others): (Vec<usize>, Vec<usize>) =
+        (0..tools.len()).partition(|&at| tools.get(at).is_some_and(&keep));
+    // SplitMix64 (Steele, Lea and Flood 2014): a seeded stream with no dependency.
+    let mut state = seed.0 ^ (seed.1 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce5_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    // The first `wanted` places of a Fisher-Yates shuffle.
+    let wanted = n.saturating_sub(chosen.len()).min(others.len());
+    for at in 0..wanted {
+        let left = (others.len() - at) as u64;
+        others.swap(at, at + (next() % left) as usize);
+    }
+    chosen.extend(others.iter().take(wanted));
+    // Back in the catalog's order, so that the draw decides which tools, never their order.
+    chosen.sort_unstable();
+    chosen
+        .into_iter()
+        .filter_map(|at| tools.get(at).cloned())
+        .collect()
 }
 
 fn queries(path: &str) -> Result<Vec<Labelled>, String> {
@@ -386,6 +466,7 @@ fn eval(
     queries_path: &str,
     ks: &[usize],
     misses: Option<usize>,
+    drawn: Option<(usize, u64)>,
     search: &Search,
 ) -> Result<String, String> {
     let listed = catalogs(catalog)?;
@@ -424,23 +505,37 @@ fn eval(
             );
         }
     }
-    let index = search.ranker(&tools)?;
+    let mut rankers = Rankers::new(search)?;
+    // A draw of the whole catalog is the catalog: one index serves every query.
+    let drawn = drawn.filter(|&(n, _)| n < tools.len());
+    let whole = match drawn {
+        None => Some(rankers.over(&tools)?),
+        Some(_) => None,
+    };
     let deepest = ks.iter().copied().chain(misses).max().unwrap_or(0);
     // For each query, the rank (from 0) of its first expected tool, if within the deepest k.
     let mut found: Vec<Option<usize>> = Vec::with_capacity(labelled.len());
     let mut missed = String::new();
-    for query in &labelled {
+    for (line, query) in labelled.iter().enumerate() {
+        let (pool, own): (Vec<ToolText>, Option<Box<dyn Ranker>>) = match drawn {
+            Some((n, seed)) => {
+                let pool = draw(&tools, |t| query.expects(t), n, (seed, line));
+                let index = rankers.over(&pool)?;
+                (pool, Some(index))
+            }
+            None => (Vec::new(), None),
+        };
+        let (pool, index) = match (&own, &whole) {
+            (Some(index), _) => (pool.as_slice(), index.as_ref()),
+            (None, Some(index)) => (tools.as_slice(), index.as_ref()),
+            (None, None) => return Err("no ranker was built".into()),
+        };
         let hits = index
             .rank(&query.query, deepest)
             .map_err(|e| e.to_string())?;
-        let first = hits.iter().position(|hit| {
-            tools.get(hit.index).is_some_and(|t| {
-                query
-                    .expect
-                    .iter()
-                    .any(|(server, tool)| &t.server == server && &t.tool == tool)
-            })
-        });
+        let first = hits
+            .iter()
+            .position(|hit| pool.get(hit.index).is_some_and(|t| query.expects(t)));
         if let Some(k) = misses.filter(|&k| first.is_none_or(|rank| rank >= k)) {
             let expected: Vec<String> = query
                 .expect
@@ -450,7 +545,7 @@ fn eval(
             let instead: Vec<String> = hits
                 .iter()
                 .take(k)
-                .filter_map(|hit| tools.get(hit.index))
+                .filter_map(|hit| pool.get(hit.index))
                 .map(|t| format!("{}/{}", t.server, t.tool))
                 .collect();
             let words: Vec<&str> = query.query.split_whitespace().collect();
@@ -502,4 +597,77 @@ fn eval(
     }
     out.push_str(&missed);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+    use super::*;
+
+    fn catalog(n: usize) -> Vec<ToolText> {
+        let listing = serde_json::json!({ "tools": (0..n)
+            .map(|i| serde_json::json!({"name": format!("tool_{i:03}"), "inputSchema": {"type": "object"}}))
+            .collect::<Vec<_>>() });
+        let catalog = Catalog::from_json(
+            &listing.to_string(),
+            CatalogPolicy::QUARANTINE,
+            &Limits::default(),
+        )
+        .unwrap();
+        texts(&[("s".to_owned(), catalog)])
+    }
+
+    fn names(tools: &[ToolText]) -> Vec<&str> {
+        tools.iter().map(|t| t.tool.as_str()).collect()
+    }
+
+    #[test]
+    fn a_draw_keeps_the_expected_tools_and_fills_up_to_n_in_the_catalogs_order() {
+        let tools = catalog(100);
+        let keep = |t: &ToolText| t.tool == "tool_007" || t.tool == "tool_093";
+        let drawn = draw(&tools, keep, 10, (0, 0));
+        let drawn = names(&drawn);
+        assert_eq!(drawn.len(), 10);
+        assert!(drawn.contains(&"tool_007") && drawn.contains(&"tool_093"));
+        // In the catalog's order, each tool once.
+        assert!(drawn.windows(2).all(|w| w[0] < w[1]), "{drawn:?}");
+        // The eight others are drawn, not the catalog's first eight.
+        assert_ne!(&drawn[..8], &names(&tools)[..8]);
+    }
+
+    #[test]
+    fn a_draw_is_the_seed_and_the_line_and_nothing_else() {
+        let tools = catalog(100);
+        let none = |_: &ToolText| false;
+        let first = draw(&tools, none, 20, (7, 3));
+        assert_eq!(first, draw(&tools, none, 20, (7, 3)));
+        assert_ne!(first, draw(&tools, none, 20, (8, 3)));
+        assert_ne!(first, draw(&tools, none, 20, (7, 4)));
+        // Every tool is drawn about as often: over 2,000 draws of 10 from 100, each tool's
+        // expected count is 200, and a fair draw keeps them all well inside 120 to 280.
+        let mut counts = vec![0_u32; 100];
+        for line in 0..2000 {
+            for t in draw(&tools, none, 10, (1, line)) {
+                counts[t.tool[5..].parse::<usize>().unwrap()] += 1;
+            }
+        }
+        assert!(
+            counts.iter().all(|&c| (120..280).contains(&c)),
+            "{counts:?}"
+        );
+    }
+
+    #[test]
+    fn a_draw_of_more_than_the_catalog_is_the_catalog() {
+        let tools = catalog(12);
+        assert_eq!(draw(&tools, |_| false, 12, (0, 0)), tools);
+        assert_eq!(draw(&tools, |_| false, 1000, (5, 9)), tools);
+        // More expected tools than n: all of them, and nothing else.
+        let keep = |t: &ToolText| t.tool.as_str() < "tool_004";
+        assert_eq!(
+            names(&draw(&tools, keep, 2, (0, 0))),
+            ["tool_000", "tool_001", "tool_002", "tool_003"]
+        );
+    }
 }
