@@ -272,6 +272,20 @@ fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
     let (code, _, err) = palette(&["rank", "--catalog", not_a_catalog.to_str().unwrap(), "x"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("no \"servers\" array"), "{err}");
+    // One server twice: which listing a tool belongs to would be a guess.
+    let twice = write(
+        "twice.json",
+        r#"{"servers":[{"server":"a","tools":[]},{"server":"a","tools":[]}]}"#,
+    );
+    let twice = twice.to_str().unwrap();
+    for args in [
+        vec!["rank", "--catalog", twice, "x"],
+        vec!["cost", "--catalog", twice, "--format", "anthropic"],
+    ] {
+        let (code, _, err) = palette(&args);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("server \"a\" is listed twice"), "{err}");
+    }
     let bad_line = write("badline.jsonl", "{\"query\":\"x\"}\n");
     let (code, _, err) = eval(&catalog, &bad_line, &[]);
     assert_eq!(code, Some(2));

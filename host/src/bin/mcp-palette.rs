@@ -84,7 +84,7 @@ enum Command {
         /// measures it at the size of a palette of your own.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         tools: Option<u32>,
-        /// What --tools draws from: the same seed draws the same tools.
+        /// The seed of --tools' draws: the same seed draws the same tools.
         #[arg(long, value_name = "SEED", default_value_t = 0, requires = "tools")]
         seed: u64,
         #[command(flatten)]
@@ -268,6 +268,11 @@ fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
             .get("server")
             .and_then(Value::as_str)
             .ok_or_else(|| format!("{path}: a server entry has no \"server\" name"))?;
+        // A tool is known by its server and name: a server listed twice would make two
+        // tools of one name, or one listing silently replace the other.
+        if out.iter().any(|(seen, _)| seen == server) {
+            return Err(format!("{path}: server {server:?} is listed twice"));
+        }
         let mut tools = entry.get("tools").cloned().unwrap_or(Value::Null);
         for tool in tools.as_array_mut().into_iter().flatten() {
             if let Some(tool) = tool.as_object_mut() {
