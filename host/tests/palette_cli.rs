@@ -131,8 +131,10 @@ fn eval_lists_the_misses_with_what_was_found_instead() {
         !out.contains("write the file") && out.contains("miss\twill it rain"),
         "{out}"
     );
-    // Depth 0 cannot hold a hit: a usage error, not a list of every query.
+    // Depth 0 cannot hold a hit: a usage error, not a list of every query, nor a recall@0.
     let (code, _, err) = eval(&catalog, &queries, &["--misses", "0"]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, _, err) = eval(&catalog, &queries, &["--k", "5,0"]);
     assert_eq!(code, Some(2), "{err}");
 }
 

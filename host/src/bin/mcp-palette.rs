@@ -66,14 +66,15 @@ enum Command {
         /// The labelled queries, one JSON object per line.
         #[arg(long, value_name = "FILE")]
         queries: String,
-        /// The k values, comma-separated.
+        /// The k values, comma-separated (each at least 1: no query is found in a top 0).
         #[arg(
             long,
             value_name = "K,...",
             value_delimiter = ',',
-            default_value = "1,5,10"
+            default_value = "1,5,10",
+            value_parser = clap::value_parser!(u32).range(1..)
         )]
-        k: Vec<usize>,
+        k: Vec<u32>,
         /// Then print each query none of whose expected tools is in the top K, one line each:
         /// `miss<TAB>QUERY<TAB>EXPECTED<TAB>FOUND`, the query on one line, the tools as
         /// SERVER/TOOL, comma-separated, FOUND being the K the ranker put first.
@@ -211,7 +212,9 @@ fn main() -> ExitCode {
         } => eval(
             &catalog,
             &queries,
-            &k,
+            &k.iter()
+                .map(|&k| usize::try_from(k).unwrap_or(usize::MAX))
+                .collect::<Vec<_>>(),
             misses.map(|k| usize::try_from(k).unwrap_or(usize::MAX)),
             tools.map(|n| (usize::try_from(n).unwrap_or(usize::MAX), seed)),
             &search,
