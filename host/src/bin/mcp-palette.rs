@@ -374,6 +374,14 @@ fn rank(catalog: &str, top: usize, search: &Search, query: &str) -> Result<Strin
     Ok(out)
 }
 
+/// What `eval` ranks each query among.
+enum Against {
+    /// The whole catalog, indexed once.
+    Whole(Box<dyn Ranker>),
+    /// `n` tools drawn for each query (see [`draw`]), with the seed.
+    Drawn(usize, u64),
+}
+
 /// One labelled query.
 struct Labelled {
     query: String,
@@ -515,28 +523,23 @@ fn eval(
     }
     let mut rankers = Rankers::new(search)?;
     // A draw of the whole catalog is the catalog: one index serves every query.
-    let drawn = drawn.filter(|&(n, _)| n < tools.len());
-    let whole = match drawn {
-        None => Some(rankers.over(&tools)?),
-        Some(_) => None,
+    let against = match drawn.filter(|&(n, _)| n < tools.len()) {
+        Some((n, seed)) => Against::Drawn(n, seed),
+        None => Against::Whole(rankers.over(&tools)?),
     };
     let deepest = ks.iter().copied().chain(misses).max().unwrap_or(0);
     // For each query, the rank (from 0) of its first expected tool, if within the deepest k.
     let mut found: Vec<Option<usize>> = Vec::with_capacity(labelled.len());
     let mut missed = String::new();
     for (line, query) in labelled.iter().enumerate() {
-        let (pool, own): (Vec<ToolText>, Option<Box<dyn Ranker>>) = match drawn {
-            Some((n, seed)) => {
-                let pool = draw(&tools, |t| query.expects(t), n, (seed, line));
-                let index = rankers.over(&pool)?;
-                (pool, Some(index))
+        let (drawn, own);
+        let (pool, index) = match &against {
+            Against::Whole(index) => (tools.as_slice(), index.as_ref()),
+            &Against::Drawn(n, seed) => {
+                drawn = draw(&tools, |t| query.expects(t), n, (seed, line));
+                own = rankers.over(&drawn)?;
+                (drawn.as_slice(), own.as_ref())
             }
-            None => (Vec::new(), None),
-        };
-        let (pool, index) = match (&own, &whole) {
-            (Some(index), _) => (pool.as_slice(), index.as_ref()),
-            (None, Some(index)) => (tools.as_slice(), index.as_ref()),
-            (None, None) => return Err("no ranker was built".into()),
         };
         let hits = index
             .rank(&query.query, deepest)
