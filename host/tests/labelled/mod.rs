@@ -1,5 +1,5 @@
-//! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`, `unseen/`)
-//! and how a ranker's recall over them is counted, for the tests of every ranker.
+//! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`, `unseen/`,
+//! `fifth/`) and how a ranker's recall over them is counted, for the tests of every ranker.
 
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
 use mcp_sansio_host::search::{Ranker, ToolText};
@@ -21,6 +21,9 @@ pub(crate) enum Set {
     /// the rankers, to judge what was measured on the held-out set after its misses were
     /// read.
     Unseen,
+    /// `tests/data/fifth/`: other servers and queries again, written once the unseen set's
+    /// misses had been read, to judge what was measured after that.
+    Fifth,
 }
 
 impl Set {
@@ -31,6 +34,7 @@ impl Set {
             Set::HeldOut => include_str!("../data/heldout/catalog.json"),
             Set::External => include_str!("../data/external/catalog.json"),
             Set::Unseen => include_str!("../data/unseen/catalog.json"),
+            Set::Fifth => include_str!("../data/fifth/catalog.json"),
         })
         .unwrap()
     }
@@ -42,6 +46,7 @@ impl Set {
             Set::HeldOut => include_str!("../data/heldout/queries.jsonl"),
             Set::External => include_str!("../data/external/queries.jsonl"),
             Set::Unseen => include_str!("../data/unseen/queries.jsonl"),
+            Set::Fifth => include_str!("../data/fifth/queries.jsonl"),
         }
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
