@@ -200,13 +200,15 @@ fn embeddings_and_hybrid_recall_at_5_do_not_fall() {
     // (0.783) once BM25 read slips of the keys and favoured a tool the query names. The
     // external set: 97 (0.858) and 102 (0.903) of 113. The unseen set, when it was written:
     // 94 (0.723) and 100 (0.769) of 130. The fifth set, when it was written: 104 (0.748)
-    // and 113 (0.813) of 139. README has the figures.
+    // and 113 (0.813) of 139. With BM25's 90 more synonym groups the hybrid found 222 of
+    // the first set's, 156 of the held-out set's and 115 of the fifth set's. README has the
+    // figures.
     for (set, least) in [
-        (labelled::Set::Built, (198, 221)),
-        (labelled::Set::HeldOut, (144, 155)),
+        (labelled::Set::Built, (198, 222)),
+        (labelled::Set::HeldOut, (144, 156)),
         (labelled::Set::External, (97, 102)),
         (labelled::Set::Unseen, (94, 100)),
-        (labelled::Set::Fifth, (104, 113)),
+        (labelled::Set::Fifth, (104, 115)),
     ] {
         let tools = labelled::texts(&set.catalog());
         let queries = set.queries();

@@ -115,22 +115,24 @@ fn bm25_recall_at_5_does_not_fall() {
     // 163 of 251 (0.649) when the set was written; 183 (0.729) once the description's first
     // sentence counted more; 190 (0.757) with the groups written from half the set's misses;
     // 193 (0.769) with hubs discounted; 199 (0.793) with what identifiers name ("PROJ-73":
-    // an issue) counted as query words. README has the figures.
+    // an issue) counted as query words; 201 (0.801) with 90 more synonym groups. README has
+    // the figures.
     let built = recall(Set::Built);
-    assert!(built >= 199, "{built} of 251");
-    // 124 of 198 (0.626) when the held-out set was written, with the ranker above.
+    assert!(built >= 201, "{built} of 251");
+    // 124 of 198 (0.626) when the held-out set was written, with the ranker above; 130
+    // (0.657) with the 90 groups.
     let held_out = recall(Set::HeldOut);
-    assert!(held_out >= 124, "{held_out} of 198");
+    assert!(held_out >= 130, "{held_out} of 198");
     // 93 of 113 (0.823) when the external set was first measured; 97 (0.858) with slips of
     // the keys read as the word meant, 102 (0.903) with the bonus for a tool the query names.
     let external = recall(Set::External);
     assert!(external >= 102, "{external} of 113");
-    // 92 of 130 (0.708) when the unseen set was written.
+    // 92 of 130 (0.708) when the unseen set was written; 95 (0.731) with the 90 groups.
     let unseen = recall(Set::Unseen);
-    assert!(unseen >= 92, "{unseen} of 130");
-    // 92 of 139 (0.662) when the fifth set was written.
+    assert!(unseen >= 95, "{unseen} of 130");
+    // 92 of 139 (0.662) when the fifth set was written; 93 (0.669) with the 90 groups.
     let fifth = recall(Set::Fifth);
-    assert!(fifth >= 92, "{fifth} of 139");
+    assert!(fifth >= 93, "{fifth} of 139");
 }
 
 /// The external set is the other project's cases, whole: every expected tool is one the
