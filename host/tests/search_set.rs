@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashSet};
 
 mod labelled;
 
-use mcp_sansio_host::search::{tokens, Bm25};
+use mcp_sansio_host::search::{tokens, Bm25, Ranker};
 use serde_json::json;
 
 use labelled::{found, texts, top_fives, Set};
@@ -213,4 +213,135 @@ fn a_server_stuffing_its_tools_with_words_takes_a_bounded_share() {
     // without the hub discount (and the identifiers' kinds), 36 and from 190 to 185.
     assert!(reached <= 20, "stuffed tools in {reached} top fives");
     assert!(found >= 195, "{found} of {}", queries.len());
+}
+
+/// `text` as British English spells it: `-ize` and `-yze` words with an `s` (`organization`,
+/// `summarize`, `analyze`; not `size`), and the words spelt otherwise that these catalogs hold
+/// (`color`, `center`, `catalog`, `license`, `behavior`, `canceled`, `labeled`…). Case kept.
+fn british(text: &str) -> String {
+    const WORDS: &[(&str, &str)] = &[
+        ("color", "colour"),
+        ("colors", "colours"),
+        ("colored", "coloured"),
+        ("favorite", "favourite"),
+        ("favorites", "favourites"),
+        ("behavior", "behaviour"),
+        ("behaviors", "behaviours"),
+        ("center", "centre"),
+        ("centered", "centred"),
+        ("meter", "metre"),
+        ("meters", "metres"),
+        ("kilometers", "kilometres"),
+        ("catalog", "catalogue"),
+        ("catalogs", "catalogues"),
+        ("dialog", "dialogue"),
+        ("license", "licence"),
+        ("licenses", "licences"),
+        ("gray", "grey"),
+        ("artifact", "artefact"),
+        ("artifacts", "artefacts"),
+        ("canceled", "cancelled"),
+        ("canceling", "cancelling"),
+        ("labeled", "labelled"),
+        ("labeling", "labelling"),
+        ("modeling", "modelling"),
+        ("traveling", "travelling"),
+    ];
+    const Z_ENDINGS: [&str; 11] = [
+        "izations", "ization", "izers", "izer", "izing", "ized", "izes", "ize", "yzing", "yzed",
+        "yze",
+    ];
+    let respell = |word: &str| -> Option<String> {
+        let lower = word.to_lowercase();
+        let new = WORDS
+            .iter()
+            .find(|(american, _)| *american == lower)
+            .map(|(_, british)| (*british).to_owned())
+            .or_else(|| {
+                let ending = Z_ENDINGS.iter().find(|e| lower.ends_with(*e))?;
+                let beginning = &lower[..lower.len() - ending.len()];
+                (beginning.len() >= 3 && !lower.contains("size"))
+                    .then(|| format!("{beginning}{}", ending.replacen('z', "s", 1)))
+            })?;
+        Some(if word.chars().all(|c| c.is_ascii_uppercase()) {
+            new.to_uppercase()
+        } else if word.starts_with(|c: char| c.is_ascii_uppercase()) {
+            format!("{}{}", new[..1].to_uppercase(), &new[1..])
+        } else {
+            new
+        })
+    };
+    let mut out = String::new();
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphabetic() {
+            word.push(c);
+            continue;
+        }
+        out.push_str(&respell(&word).unwrap_or_else(|| word.clone()));
+        word.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
+}
+
+/// A server that writes British English is found as if it wrote American English: each set's
+/// catalog, its titles and descriptions (the tool's and its parameters') respelt, ranks every
+/// query exactly as the catalog as recorded does. Before British spellings were read, four
+/// of the five respelt catalogs ranked some queries otherwise: the ranking depended on how a
+/// description was spelt.
+#[test]
+fn a_catalog_in_british_spelling_ranks_as_the_american_one() {
+    let mut respelt = 0;
+    for set in [
+        Set::Built,
+        Set::HeldOut,
+        Set::External,
+        Set::Unseen,
+        Set::Fifth,
+    ] {
+        let catalog = set.catalog();
+        let mut british_catalog = catalog.clone();
+        for entry in british_catalog["servers"].as_array_mut().unwrap() {
+            for tool in entry["tools"].as_array_mut().unwrap() {
+                let tool = tool.as_object_mut().unwrap();
+                let mut texts = Vec::new();
+                for (key, value) in tool.iter_mut() {
+                    match key.as_str() {
+                        "title" | "description" => texts.push(value),
+                        "inputSchema" => texts.extend(
+                            value
+                                .get_mut("properties")
+                                .and_then(|p| p.as_object_mut())
+                                .into_iter()
+                                .flat_map(|p| p.values_mut())
+                                .filter_map(|p| p.get_mut("description")),
+                        ),
+                        _ => {}
+                    }
+                }
+                for text in texts {
+                    if let Some(american) = text.as_str() {
+                        let respelling = british(american);
+                        respelt += usize::from(respelling != american);
+                        *text = json!(respelling);
+                    }
+                }
+            }
+        }
+        let (tools, british_tools) = (texts(&catalog), texts(&british_catalog));
+        let (index, british_index) = (Bm25::new(&tools), Bm25::new(&british_tools));
+        for query in set.queries() {
+            let query = query["query"].as_str().unwrap();
+            assert_eq!(
+                index.rank(query, 10).unwrap(),
+                british_index.rank(query, 10).unwrap(),
+                "{set:?}: {query}"
+            );
+        }
+    }
+    // 286 titles and descriptions of the five catalogs hold a word British English spells
+    // otherwise.
+    assert!(respelt >= 280, "{respelt} texts respelt");
 }

@@ -395,6 +395,39 @@ mod tests {
     }
 
     #[test]
+    fn a_british_spelling_finds_the_american_one_and_the_other_way_round() {
+        let tools = [
+            text("docs", "summarize_text", "Summarize a document."),
+            text("paint", "pick_color", "The color of a pixel."),
+            text(
+                "files",
+                "tidy_files",
+                "Organise files into folders by type.",
+            ),
+            text("files", "read_file", "Read a file."),
+            text(
+                "shop",
+                "cancel_order",
+                "Cancel an order that has not shipped.",
+            ),
+        ];
+        let index = Bm25::new(&tools);
+        assert_eq!(
+            names(&index, &tools, "summarise this", 1),
+            ["summarize_text"]
+        );
+        assert_eq!(
+            names(&index, &tools, "what colour is it", 1),
+            ["pick_color"]
+        );
+        assert_eq!(names(&index, &tools, "organize", 5), ["tidy_files"]);
+        assert_eq!(
+            names(&index, &tools, "the order was cancelled", 1),
+            ["cancel_order"]
+        );
+    }
+
+    #[test]
     fn the_first_sentence_says_what_a_tool_does() {
         // The same words, in another order: what each does comes first.
         let tools = [

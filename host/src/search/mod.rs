@@ -6,6 +6,7 @@
 //! that two rankers are compared with the noise of the query set in view.
 
 mod bm25;
+mod british;
 #[cfg(feature = "embed")]
 mod embed;
 mod hints;

@@ -2,6 +2,8 @@
 
 use mcp_sansio::Tool;
 use rust_stemmers::{Algorithm, Stemmer};
+
+use super::british::{american_stem, american_word};
 use serde_json::Value;
 
 /// The searchable text of one tool: where it comes from, and its words by field.
@@ -138,7 +140,8 @@ const STOPWORDS: [&str; 40] = [
 /// The terms of `text`: its words, lowercased (split at anything that is not a letter or a
 /// digit and at camelCase humps: `getHTTPResponse` gives `get http response`), stopwords
 /// dropped, and each reduced to its stem by Snowball's English stemmer (`logged`, `logs`
-/// and `log` meet; so do `attached` and `attachments`).
+/// and `log` meet; so do `attached` and `attachments`), British spellings to the stems of
+/// American ones (`organised` and `organized` meet).
 pub fn tokens(text: &str) -> Vec<String> {
     stems(&unstemmed(text))
 }
@@ -151,12 +154,17 @@ pub(crate) fn unstemmed(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Each of `words` reduced to its stem, as [`tokens`] does.
+/// Each of `words` reduced to its stem, as [`tokens`] does; a British spelling to the stem
+/// of the American one (`summarise` and `summarize`, `colour` and `color` meet).
 pub(crate) fn stems<'a>(words: impl IntoIterator<Item = &'a String>) -> Vec<String> {
     let stemmer = Stemmer::create(Algorithm::English);
     words
         .into_iter()
-        .map(|word| stemmer.stem(word).into_owned())
+        .map(|word| {
+            let american = american_word(word);
+            let stem = stemmer.stem(american.as_deref().unwrap_or(word));
+            american_stem(&stem).map_or_else(|| stem.into_owned(), str::to_owned)
+        })
         .collect()
 }
 
