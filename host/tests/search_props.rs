@@ -10,8 +10,9 @@ use mcp_sansio_host::search::{summary, tokens, Bm25, Hit, Hybrid, Ranker, ToolTe
 use proptest::prelude::*;
 
 /// Words that reach each path of the ranker: tool verbs and their synonym groups, every
-/// shape of identifier it reads, standards that look like issue keys, British spellings and
-/// bare endings they are read by, words no tool holds, and text that is not words at all.
+/// shape of identifier it reads, standards that look like issue keys, words written apart
+/// that a catalog writes as one, British spellings and bare endings they are read by, words
+/// no tool holds, and text that is not words at all.
 const WORDS: &[&str] = &[
     "get",
     "list",
@@ -36,6 +37,9 @@ const WORDS: &[&str] = &[
     "find",
     "page",
     "user",
+    "roll",
+    "back",
+    "to-do",
     "organise",
     "organize",
     "colour",

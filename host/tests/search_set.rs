@@ -120,9 +120,10 @@ fn bm25_recall_at_5_does_not_fall() {
     let built = recall(Set::Built);
     assert!(built >= 201, "{built} of 251");
     // 124 of 198 (0.626) when the held-out set was written, with the ranker above; 130
-    // (0.657) with the 90 groups.
+    // (0.657) with the 90 groups; 132 (0.667) with neighbouring words read as one ("roll
+    // back" as `rollback`).
     let held_out = recall(Set::HeldOut);
-    assert!(held_out >= 130, "{held_out} of 198");
+    assert!(held_out >= 132, "{held_out} of 198");
     // 93 of 113 (0.823) when the external set was first measured; 97 (0.858) with slips of
     // the keys read as the word meant, 102 (0.903) with the bonus for a tool the query names.
     let external = recall(Set::External);

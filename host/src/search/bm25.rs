@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::hints::hints;
 use super::spelling::slips;
 use super::synonyms::related;
-use super::text::{stems, tokens, unstemmed, ToolText};
+use super::text::{compounds, stems, tokens, unstemmed, ToolText};
 use super::{best as best_k, keys, Hit, RankError, Ranker};
 
 /// Okapi BM25, built once per catalog, over each tool's name, title, description, parameter
@@ -28,6 +28,11 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 /// some tool holds is read as that word: "clikc" searches for `click`, "screenshoot" for
 /// `screenshot`. Below 8 letters the slip must be two neighbouring letters swapped; a word
 /// shorter than 5 letters is never read as a slip.
+///
+/// Two neighbouring query words that some tool writes as one word are also searched as that
+/// word: "roll back" for `rollback`, "set up" for `setup`, "to-do" for `todo`, "youtu.be"
+/// for `youtube`. Words a space apart are joined only where neither is a stopword, so "do
+/// I" is never a `doi`.
 ///
 /// A tool whose name's words are all in the query scores [`Bm25::NAME_MATCH_BONUS`] more:
 /// "list projects" means `list_projects`, even in a catalog where `list_project_members`
@@ -313,6 +318,13 @@ impl Ranker for Bm25 {
         // What the query's identifiers are ("PROJ-73": an issue) counts as words of it.
         let mut words = self.meant(&unstemmed(query));
         words.extend(hints(query).into_iter().flat_map(tokens));
+        // Two words the catalog writes as one ("roll back", `rollback`) are searched as it too.
+        words.extend(
+            compounds(query)
+                .iter()
+                .filter_map(|compound| self.spellings.get(compound))
+                .cloned(),
+        );
         words.sort();
         words.dedup();
         self.score(&words, &mut scores, &mut touched);
@@ -424,6 +436,26 @@ mod tests {
         assert_eq!(
             names(&index, &tools, "the order was cancelled", 1),
             ["cancel_order"]
+        );
+    }
+
+    #[test]
+    fn two_words_the_catalog_writes_as_one_find_it() {
+        let tools = [
+            text("ci", "run_rollback_pipeline", "Run the rollback pipeline."),
+            text("ci", "trigger_pipeline", "Trigger a pipeline on a branch."),
+            text("papers", "paper_by_doi", "A paper by its DOI."),
+            text("maps", "directions", "Route between two places."),
+        ];
+        let index = Bm25::new(&tools);
+        assert_eq!(
+            names(&index, &tools, "roll back prod with the pipeline", 1),
+            ["run_rollback_pipeline"]
+        );
+        // "do I" is two stopwords, not the catalog's `doi`.
+        assert_eq!(
+            names(&index, &tools, "how do I plan a route", 4),
+            ["directions"]
         );
     }
 

@@ -171,13 +171,59 @@ pub(crate) fn stems<'a>(words: impl IntoIterator<Item = &'a String>) -> Vec<Stri
 /// The words of `text`, lowercased: split at anything that is not a letter or a digit and at
 /// camelCase humps (`getHTTPResponse` gives `get http response`).
 fn split(text: &str) -> Vec<String> {
+    split_marked(text)
+        .into_iter()
+        .map(|(word, _)| word)
+        .collect()
+}
+
+/// Each two neighbouring words of `text` written as one (`roll back` gives `rollback`,
+/// `to-do` gives `todo`, `youtu.be` gives `youtube`), lowercased: a compound a catalog may
+/// hold as one word. Two words a space apart are joined only where neither is a stopword
+/// ("do I" is no `doi`); two joined by one hyphen or dot, whatever they are; two apart by
+/// anything else (a comma, a hump of camelCase) never.
+pub(crate) fn compounds(text: &str) -> Vec<String> {
+    let words = split_marked(text);
+    let stop = |word: &str| STOPWORDS.contains(&word);
+    words
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [(first, _), (second, Gap::Mark)] => Some(format!("{first}{second}")),
+            [(first, _), (second, Gap::Space)] if !(stop(first) || stop(second)) => {
+                Some(format!("{first}{second}"))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What stands between a word and the one before it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Gap {
+    /// Only whitespace.
+    Space,
+    /// One hyphen or dot and nothing else (`to-do`, `next.js`).
+    Mark,
+    /// Anything else, a camelCase hump, or no word before.
+    Apart,
+}
+
+/// [`split`]'s words, each with what stands between it and the word before.
+fn split_marked(text: &str) -> Vec<(String, Gap)> {
     let mut out = Vec::new();
     let mut word = String::new();
+    let mut gap = Gap::Apart;
+    // The characters since the last word: how many, the last one, whether all were spaces.
+    let mut between = (0_usize, ' ', true);
     let mut previous: Option<char> = None;
     let chars: Vec<char> = text.chars().collect();
     for (at, &c) in chars.iter().enumerate() {
         if !c.is_alphanumeric() {
-            out.extend((!word.is_empty()).then(|| std::mem::take(&mut word)));
+            if !word.is_empty() {
+                out.push((std::mem::take(&mut word), gap));
+                between = (0, ' ', true);
+            }
+            between = (between.0 + 1, c, between.2 && c.is_whitespace());
             previous = None;
             continue;
         }
@@ -189,13 +235,24 @@ fn split(text: &str) -> Vec<String> {
             Some(p) if p.is_uppercase() && c.is_uppercase() && next_lower => true,
             _ => false,
         };
-        if hump {
-            out.extend((!word.is_empty()).then(|| std::mem::take(&mut word)));
+        if hump && !word.is_empty() {
+            out.push((std::mem::take(&mut word), gap));
+            between = (0, ' ', false);
+        }
+        if word.is_empty() {
+            gap = match between {
+                _ if out.is_empty() => Gap::Apart,
+                (1, '-' | '.', _) => Gap::Mark,
+                (1.., _, true) => Gap::Space,
+                _ => Gap::Apart,
+            };
         }
         word.extend(c.to_lowercase());
         previous = Some(c);
     }
-    out.extend((!word.is_empty()).then_some(word));
+    if !word.is_empty() {
+        out.push((word, gap));
+    }
     out
 }
 
@@ -230,6 +287,26 @@ mod tests {
         assert_eq!(tokens("attached attachments"), ["attach", "attach"]);
         // Not English: split and lowercased, never lost.
         assert_eq!(tokens("Récupérer les données").len(), 3);
+    }
+
+    #[test]
+    fn neighbouring_words_are_offered_as_one() {
+        assert_eq!(
+            compounds("Roll back the deploy, then set up to-do lists"),
+            ["rollback", "thenset", "setup", "todo"]
+        );
+        assert_eq!(
+            compounds("open youtu.be/x in next.js"),
+            ["openyoutu", "youtube", "nextjs"]
+        );
+        // Apart, a stopword joins nothing: "do I" is no DOI.
+        assert_eq!(compounds("how do I get there"), ["getthere"]);
+        // More than one mark, a comma, a hump: apart.
+        assert_eq!(
+            compounds("to--do to - do get, fooBar"),
+            Vec::<String>::new()
+        );
+        assert!(compounds("").is_empty() && compounds("one").is_empty());
     }
 
     #[test]
