@@ -2,9 +2,9 @@
 
 use mcp_sansio::Tool;
 use rust_stemmers::{Algorithm, Stemmer};
+use serde_json::Value;
 
 use super::british::{american_stem, american_word};
-use serde_json::Value;
 
 /// The searchable text of one tool: where it comes from, and its words by field.
 #[derive(Clone, Debug, PartialEq, Eq)]
