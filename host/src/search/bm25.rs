@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::hints::hints;
 use super::spelling::slips;
 use super::synonyms::related;
-use super::text::{compounds, stems, tokens, unstemmed, ToolText};
+use super::text::{query_words, stems, tokens, ToolText};
 use super::{best as best_k, keys, Hit, RankError, Ranker};
 
 /// Okapi BM25, built once per catalog, over each tool's name, title, description, parameter
@@ -231,7 +231,7 @@ impl Bm25 {
         hubness
     }
 
-    /// The stems of the query's `words` (lowercased, as [`unstemmed`] gives them), with
+    /// The stems of the query's `words` (lowercased, as [`unstemmed`](super::text::unstemmed) gives them), with
     /// the stem of the word each misspelt one was meant to be, sorted and without repeats.
     fn meant(&self, words: &[String]) -> Vec<String> {
         let held = |stem: &String| {
@@ -316,11 +316,12 @@ impl Ranker for Bm25 {
         let mut scores = vec![0.0_f64; self.lengths.len()];
         let mut touched: Vec<usize> = Vec::new();
         // What the query's identifiers are ("PROJ-73": an issue) counts as words of it.
-        let mut words = self.meant(&unstemmed(query));
+        let (query_words, compounds) = query_words(query);
+        let mut words = self.meant(&query_words);
         words.extend(hints(query).into_iter().flat_map(tokens));
         // Two words the catalog writes as one ("roll back", `rollback`) are searched as it too.
         words.extend(
-            compounds(query)
+            compounds
                 .iter()
                 .filter_map(|compound| self.spellings.get(compound))
                 .cloned(),
@@ -359,6 +360,7 @@ impl Ranker for Bm25 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::text::unstemmed;
 
     fn text(server: &str, tool: &str, description: &str) -> ToolText {
         ToolText {

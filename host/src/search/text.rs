@@ -148,9 +148,42 @@ pub fn tokens(text: &str) -> Vec<String> {
 
 /// The words of `text` that [`tokens`] stems, before stemming: lowercased, stopwords dropped.
 pub(crate) fn unstemmed(text: &str) -> Vec<String> {
-    split(text)
+    without_stopwords(split(text))
+}
+
+/// A query read once: its words as [`unstemmed`] gives them, and each two neighbouring words
+/// written as one (`roll back` gives `rollback`, `to-do` gives `todo`, `youtu.be` gives
+/// `youtube`), a compound a catalog may hold as one word. Two words a space apart are joined
+/// only where neither is a stopword ("do I" is no `doi`); two joined by one hyphen or dot,
+/// whatever they are; two apart by anything else (a comma, a hump of camelCase) never.
+pub(crate) fn query_words(text: &str) -> (Vec<String>, Vec<String>) {
+    let marked = split_marked(text);
+    let compounds = marked
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [(first, _), (second, gap)]
+                if *gap == Gap::Mark
+                    || (*gap == Gap::Space && !is_stopword(first) && !is_stopword(second)) =>
+            {
+                Some(format!("{first}{second}"))
+            }
+            _ => None,
+        })
+        .collect();
+    let words = without_stopwords(marked.into_iter().map(|(word, _)| word));
+    (words, compounds)
+}
+
+/// Whether `word` (lowercase) is one of [`STOPWORDS`].
+fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word)
+}
+
+/// `words` without the stopwords.
+fn without_stopwords(words: impl IntoIterator<Item = String>) -> Vec<String> {
+    words
         .into_iter()
-        .filter(|word| !STOPWORDS.contains(&word.as_str()))
+        .filter(|word| !is_stopword(word))
         .collect()
 }
 
@@ -174,26 +207,6 @@ fn split(text: &str) -> Vec<String> {
     split_marked(text)
         .into_iter()
         .map(|(word, _)| word)
-        .collect()
-}
-
-/// Each two neighbouring words of `text` written as one (`roll back` gives `rollback`,
-/// `to-do` gives `todo`, `youtu.be` gives `youtube`), lowercased: a compound a catalog may
-/// hold as one word. Two words a space apart are joined only where neither is a stopword
-/// ("do I" is no `doi`); two joined by one hyphen or dot, whatever they are; two apart by
-/// anything else (a comma, a hump of camelCase) never.
-pub(crate) fn compounds(text: &str) -> Vec<String> {
-    let words = split_marked(text);
-    let stop = |word: &str| STOPWORDS.contains(&word);
-    words
-        .windows(2)
-        .filter_map(|pair| match pair {
-            [(first, _), (second, Gap::Mark)] => Some(format!("{first}{second}")),
-            [(first, _), (second, Gap::Space)] if !(stop(first) || stop(second)) => {
-                Some(format!("{first}{second}"))
-            }
-            _ => None,
-        })
         .collect()
 }
 
@@ -292,21 +305,24 @@ mod tests {
     #[test]
     fn neighbouring_words_are_offered_as_one() {
         assert_eq!(
-            compounds("Roll back the deploy, then set up to-do lists"),
+            query_words("Roll back the deploy, then set up to-do lists").1,
             ["rollback", "thenset", "setup", "todo"]
         );
         assert_eq!(
-            compounds("open youtu.be/x in next.js"),
+            query_words("open youtu.be/x in next.js").1,
             ["openyoutu", "youtube", "nextjs"]
         );
         // Apart, a stopword joins nothing: "do I" is no DOI.
-        assert_eq!(compounds("how do I get there"), ["getthere"]);
+        assert_eq!(query_words("how do I get there").1, ["getthere"]);
         // More than one mark, a comma, a hump: apart.
         assert_eq!(
-            compounds("to--do to - do get, fooBar"),
+            query_words("to--do to - do get, fooBar").1,
             Vec::<String>::new()
         );
-        assert!(compounds("").is_empty() && compounds("one").is_empty());
+        assert!(query_words("").1.is_empty() && query_words("one").1.is_empty());
+        // The words of the same reading are what `unstemmed` gives.
+        let text = "Roll back the deploy, then set up to-do lists for getUser";
+        assert_eq!(query_words(text).0, unstemmed(text));
     }
 
     #[test]
