@@ -1,4 +1,5 @@
-//! Semantic ranking: all-MiniLM-L6-v2 sentence embeddings on candle, on the CPU.
+//! Semantic ranking: sentence embeddings (all-MiniLM-L6-v2 or all-mpnet-base-v2) on candle,
+//! on the CPU.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -7,16 +8,17 @@ use std::sync::Arc;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::{self, BertModel};
 use tokenizers::{Tokenizer, TruncationParams};
 
 use super::hints::identifier_kind;
+use super::mpnet::{self, MpNet};
 use super::text::ToolText;
 use super::{best, keys, Hit, RankError, Ranker};
 
-/// A sentence-embedding model of the BERT family (all-MiniLM-L6-v2 is the one measured),
-/// pooled as sentence-transformers pools it: the mean of the token vectors under the
-/// attention mask, scaled to unit length.
+/// A sentence-embedding model, BERT (all-MiniLM-L6-v2) or MPNet (all-mpnet-base-v2) as its
+/// `config.json` says, pooled as sentence-transformers pools both: the mean of the token
+/// vectors under the attention mask, scaled to unit length.
 ///
 /// The crate reads no files: the caller passes the bytes of the model folder's
 /// `config.json`, `tokenizer.json` and `model.safetensors`.
@@ -35,7 +37,7 @@ use super::{best, keys, Hit, RankError, Ranker};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Embedder {
-    model: BertModel,
+    model: Encoder,
     tokenizer: Tokenizer,
     device: Device,
     /// The token id a short text is padded with.
@@ -43,11 +45,29 @@ pub struct Embedder {
     dimensions: usize,
 }
 
+/// The network under the pooling.
+enum Encoder {
+    Bert(BertModel),
+    MpNet(MpNet),
+}
+
+/// A network's configuration, read before its weights.
+enum Configured {
+    Bert(bert::Config),
+    MpNet(mpnet::Config),
+}
+
+/// What `config.json` is read for first: which network it configures.
+#[derive(serde::Deserialize)]
+struct Family {
+    model_type: Option<String>,
+}
+
 /// Why a model could not be loaded or run. Every case is about the files the caller gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EmbedError {
-    /// `config.json` is not a BERT configuration.
+    /// `config.json` is not a BERT or MPNet configuration.
     Config(String),
     /// `tokenizer.json` could not be read or applied.
     Tokenizer(String),
@@ -62,7 +82,7 @@ impl fmt::Display for EmbedError {
         match self {
             EmbedError::Config(why) => write!(
                 f,
-                "the model's config.json is not a BERT configuration: {why}"
+                "the model's config.json is not a BERT or MPNet configuration: {why}"
             ),
             EmbedError::Tokenizer(why) => write!(f, "the model's tokenizer.json failed: {why}"),
             EmbedError::Weights(why) => {
@@ -92,8 +112,9 @@ fn inference(error: impl fmt::Display) -> EmbedError {
 
 impl Embedder {
     /// Tokens read of one text, as sentence-transformers reads all-MiniLM-L6-v2
-    /// (`max_seq_length`), or fewer if the model has fewer positions; the rest of a longer
-    /// text is not seen.
+    /// (`max_seq_length`; all-mpnet-base-v2 would read 384), or fewer if the model has fewer
+    /// positions; the rest of a longer text is not seen. A tool's text is its name and
+    /// first sentence, far shorter.
     pub const MAX_TOKENS: usize = 256;
 
     /// Texts run through the model at once: the padding of a batch to its longest text is
@@ -109,24 +130,51 @@ impl Embedder {
         tokenizer: &[u8],
         safetensors: Vec<u8>,
     ) -> Result<Self, EmbedError> {
-        let config: Config =
-            serde_json::from_slice(config).map_err(|e| EmbedError::Config(e.to_string()))?;
+        let config_error = |e: serde_json::Error| EmbedError::Config(e.to_string());
+        let family: Family = serde_json::from_slice(config).map_err(config_error)?;
+        // The configuration, then the tokenizer, then the weights: each file is blamed for
+        // its own fault, the cheap ones before the large one is read.
+        let (config, positions, pad) = match family.model_type.as_deref() {
+            Some("mpnet") => {
+                let config: mpnet::Config = serde_json::from_slice(config).map_err(config_error)?;
+                // Positions start after the padding id's: that many fewer are left for tokens.
+                let positions = config
+                    .max_position_embeddings
+                    .saturating_sub(usize::try_from(config.pad_token_id).unwrap_or(usize::MAX))
+                    .saturating_sub(1);
+                let pad = config.pad_token_id;
+                (Configured::MpNet(config), positions, pad)
+            }
+            None | Some("bert") => {
+                let config: bert::Config = serde_json::from_slice(config).map_err(config_error)?;
+                let pad = u32::try_from(config.pad_token_id).unwrap_or(0);
+                let positions = config.max_position_embeddings;
+                (Configured::Bert(config), positions, pad)
+            }
+            Some(other) => {
+                return Err(EmbedError::Config(format!(
+                    "its model_type is {other:?}, not \"bert\" or \"mpnet\""
+                )))
+            }
+        };
         let mut tokenizer =
             Tokenizer::from_bytes(tokenizer).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
-                max_length: Self::MAX_TOKENS.min(config.max_position_embeddings),
+                max_length: Self::MAX_TOKENS.min(positions),
                 ..TruncationParams::default()
             }))
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         // Each batch is padded here, to its own longest text.
         tokenizer.with_padding(None);
-        let pad = u32::try_from(config.pad_token_id).unwrap_or(0);
         let device = Device::Cpu;
         let weights = VarBuilder::from_buffered_safetensors(safetensors, DType::F32, &device)
             .map_err(|e| EmbedError::Weights(e.to_string()))?;
-        let model =
-            BertModel::load(weights, &config).map_err(|e| EmbedError::Weights(e.to_string()))?;
+        let model = match &config {
+            Configured::Bert(config) => BertModel::load(weights, config).map(Encoder::Bert),
+            Configured::MpNet(config) => MpNet::load(&weights, config).map(Encoder::MpNet),
+        }
+        .map_err(|e| EmbedError::Weights(e.to_string()))?;
         let mut embedder = Embedder {
             model,
             tokenizer,
@@ -139,7 +187,7 @@ impl Embedder {
         Ok(embedder)
     }
 
-    /// How many numbers each vector has (384 for all-MiniLM-L6-v2).
+    /// How many numbers each vector has (384 for all-MiniLM-L6-v2, 768 for all-mpnet-base-v2).
     pub fn dimensions(&self) -> usize {
         self.dimensions
     }
@@ -188,10 +236,11 @@ impl Embedder {
         let ids = matrix(tokenizers::Encoding::get_ids, self.pad)?;
         let types = matrix(tokenizers::Encoding::get_type_ids, 0)?;
         let mask = matrix(tokenizers::Encoding::get_attention_mask, 0)?;
-        let hidden = self
-            .model
-            .forward(&ids, &types, Some(&mask))
-            .map_err(inference)?;
+        let hidden = match &self.model {
+            Encoder::Bert(model) => model.forward(&ids, &types, Some(&mask)),
+            Encoder::MpNet(model) => model.forward(&ids, &mask),
+        }
+        .map_err(inference)?;
         // Mean over the real tokens only, then unit length: sentence-transformers' pooling
         // and its Normalize module.
         let mask = mask
@@ -367,7 +416,30 @@ fn identifiers_as_kinds(query: &str) -> Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{dot, identifiers_as_kinds};
+    use super::{dot, identifiers_as_kinds, EmbedError, Embedder};
+
+    #[test]
+    fn a_model_of_another_family_is_refused_before_its_weights_are_read() {
+        let refused = Embedder::from_bytes(br#"{"model_type": "roberta"}"#, b"{}", Vec::new());
+        assert!(matches!(
+            refused,
+            Err(EmbedError::Config(why)) if why.contains("roberta")
+        ));
+        // A family it knows, with no weights: the weights are what is wrong.
+        let empty = Embedder::from_bytes(
+            br#"{"model_type": "mpnet", "vocab_size": 8, "hidden_size": 4,
+                "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
+                "max_position_embeddings": 16, "layer_norm_eps": 1e-5, "pad_token_id": 1,
+                "relative_attention_num_buckets": 32}"#,
+            br#"{"model": {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"}}"#,
+            Vec::new(),
+        );
+        assert!(
+            matches!(empty, Err(EmbedError::Weights(_))),
+            "{:?}",
+            empty.err()
+        );
+    }
 
     #[test]
     fn identifiers_are_read_as_their_kinds_and_other_words_as_they_are() {

@@ -11,6 +11,8 @@ mod british;
 mod embed;
 mod hints;
 mod hybrid;
+#[cfg(feature = "embed")]
+mod mpnet;
 mod spelling;
 mod synonyms;
 mod text;

