@@ -119,7 +119,7 @@ impl MpNet {
                 if id == self.pad {
                     positions.push(self.pad);
                 } else {
-                    seen += 1;
+                    seen = seen.saturating_add(1);
                     positions.push(seen);
                 }
             }
