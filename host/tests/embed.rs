@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
-use mcp_sansio_host::search::{Bm25, Embedder, Embeddings, Hybrid, Ranker, ToolText, VectorCache};
+use mcp_sansio_host::search::{
+    Bm25, CacheError, Embedder, Embeddings, Hybrid, Ranker, ToolText, VectorCache,
+};
 use serde_json::Value;
 
 fn model_dir() -> PathBuf {
@@ -130,6 +132,44 @@ fn tool_vectors_are_computed_once_per_text() {
 }
 
 #[test]
+fn a_cache_kept_as_bytes_ranks_as_before_and_embeds_nothing() {
+    let tools = tools();
+    let mut cache = VectorCache::new();
+    let fresh = Embeddings::new(embedder(), &tools, &mut cache).unwrap();
+    let bytes = cache.to_bytes();
+    let mut back = VectorCache::from_bytes(&bytes, &embedder()).unwrap();
+    let kept = Embeddings::new(embedder(), &tools, &mut back).unwrap();
+    assert_eq!((back.len(), back.computed()), (4, 0));
+    for query in ["will it rain in Oslo tomorrow", "tell the team in chat"] {
+        assert_eq!(kept.rank(query, 4).unwrap(), fresh.rank(query, 4).unwrap());
+    }
+    assert_eq!(back.to_bytes(), bytes);
+}
+
+#[test]
+fn a_model_with_one_weight_changed_is_another_model_to_its_cache() {
+    let dir = model_dir();
+    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    let mut weights = read("model.safetensors");
+    // The last byte is the high byte of the last number of the last tensor: its sign.
+    *weights.last_mut().unwrap() ^= 0x80;
+    let other = Arc::new(
+        Embedder::from_bytes(&read("config.json"), &read("tokenizer.json"), weights).unwrap(),
+    );
+    assert_ne!(other.fingerprint(), embedder().fingerprint());
+    let tools = tools();
+    let mut cache = VectorCache::new();
+    Embeddings::new(embedder(), &tools, &mut cache).unwrap();
+    assert_eq!(
+        VectorCache::from_bytes(&cache.to_bytes(), &other).unwrap_err(),
+        CacheError::OtherModel
+    );
+    // Given to the other model, the cache drops the first one's vectors and embeds anew.
+    Embeddings::new(other, &tools, &mut cache).unwrap();
+    assert_eq!((cache.len(), cache.computed()), (4, 8));
+}
+
+#[test]
 fn the_hybrid_keeps_what_either_ranker_finds_first() {
     let tools = tools();
     let embeddings = Embeddings::new(embedder(), &tools, &mut VectorCache::new()).unwrap();
@@ -167,10 +207,11 @@ fn files_that_are_not_a_model_are_refused_by_name() {
     );
 }
 
-#[test]
-fn mcp_palette_ranks_with_the_model_it_is_given() {
+/// A catalog file of two tools, named for `test` so that tests running at once do not
+/// share it.
+fn two_tools(test: &str) -> PathBuf {
     let catalog =
-        std::env::temp_dir().join(format!("mcp-palette-embed-{}.json", std::process::id()));
+        std::env::temp_dir().join(format!("mcp-palette-{test}-{}.json", std::process::id()));
     std::fs::write(
         &catalog,
         r#"{"servers":[{"server":"mixed","tools":[
@@ -178,22 +219,69 @@ fn mcp_palette_ranks_with_the_model_it_is_given() {
             {"name":"send_message","description":"Post a message to a Slack channel.","inputSchema":{"type":"object"}}]}]}"#,
     )
     .unwrap();
+    catalog
+}
+
+/// `mcp-palette rank` over `catalog` with the model and `args`, for a query only the
+/// forecast answers: what it printed on stdout and on stderr, once it has succeeded.
+fn rank_the_forecast(catalog: &std::path::Path, args: &[&str]) -> (String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-palette"))
+        .args(["rank", "--catalog", catalog.to_str().unwrap()])
+        .args(["--model", model_dir().to_str().unwrap()])
+        .args(args)
+        .arg("will it rain in Oslo tomorrow")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn mcp_palette_ranks_with_the_model_it_is_given() {
+    let catalog = two_tools("embed");
     for ranker in ["embed", "hybrid"] {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-palette"))
-            .args(["rank", "--catalog", catalog.to_str().unwrap(), "--top", "1"])
-            .args(["--ranker", ranker, "--model", model_dir().to_str().unwrap()])
-            .arg("will it rain in Oslo tomorrow")
-            .output()
-            .unwrap();
-        let out = String::from_utf8(output.stdout).unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let (out, _) = rank_the_forecast(&catalog, &["--top", "1", "--ranker", ranker]);
         assert!(out.starts_with("mixed\tget_forecast\t"), "{ranker}: {out}");
         assert_eq!(out.lines().count(), 1);
     }
+    let _ = std::fs::remove_file(&catalog);
+}
+
+#[test]
+fn mcp_palette_keeps_the_vectors_in_the_cache_file_and_mends_a_damaged_one() {
+    let catalog = two_tools("cache");
+    let cache = catalog.with_extension("vectors");
+    let path = cache.to_str().unwrap();
+    let run = || rank_the_forecast(&catalog, &["--ranker", "hybrid", "--cache", path]);
+    let _ = std::fs::remove_file(&cache);
+    let (first, quiet) = run();
+    assert!(first.starts_with("mixed\tget_forecast\t"), "{first}");
+    assert_eq!(first.lines().count(), 2);
+    assert_eq!(quiet, "");
+    let kept = std::fs::read(&cache).unwrap();
+    assert_eq!(
+        VectorCache::from_bytes(&kept, &embedder()).unwrap().len(),
+        2
+    );
+    assert_eq!(run(), (first.clone(), String::new()));
+    // A cache cut short is said to be damaged, and is written anew whole.
+    std::fs::write(&cache, &kept[..kept.len() - 1]).unwrap();
+    let (again, said) = run();
+    assert_eq!(again, first);
+    assert!(
+        said.contains("damaged") && said.contains("embedded anew"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(&cache).unwrap(), kept);
+    let _ = std::fs::remove_file(&cache);
+    let _ = std::fs::remove_file(&catalog);
 }
 
 /// The embeddings' and the hybrid's recall@5 over the labelled sets, as BM25's is held in

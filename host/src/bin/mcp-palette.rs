@@ -2,9 +2,10 @@
 //! labelled query set.
 //!
 //! ```text
-//! mcp-palette rank --catalog FILE --top K [--ranker bm25|embed|hybrid] [--model DIR] QUERY
+//! mcp-palette rank --catalog FILE --top K [--ranker bm25|embed|hybrid] [--model DIR]
+//!                   [--cache FILE] QUERY
 //! mcp-palette eval --catalog FILE --queries FILE [--k 1,5,10] [--misses K] [--ranker ...]
-//!                   [--model DIR] [--tools N [--seed SEED]]
+//!                   [--model DIR] [--cache FILE] [--tools N [--seed SEED]]
 //! mcp-palette cost --catalog FILE --format anthropic|openai-chat|openai-responses
 //!                   [--search QUERY [--limit K]]
 //! ```
@@ -20,7 +21,8 @@
 //! embeddings) and `hybrid` (the two fused) need a build with the `embed` feature and a
 //! model's folder (`config.json`, `tokenizer.json`, `model.safetensors`), given by `--model`
 //! or the `MCP_PALETTE_MODEL` variable: all-mpnet-base-v2 finds more, all-MiniLM-L6-v2 is
-//! eight times faster and a fifth of the size. Exit 2 on a usage error or a file that cannot be read as
+//! eight times faster and a fifth of the size. `--cache FILE` (or `MCP_PALETTE_CACHE`) keeps
+//! the tools' vectors across runs, so that a catalog is embedded once. Exit 2 on a usage error or a file that cannot be read as
 //! said.
 
 use std::collections::BTreeMap;
@@ -122,6 +124,11 @@ struct Search {
     /// config.json, tokenizer.json, model.safetensors.
     #[arg(long, value_name = "DIR", env = "MCP_PALETTE_MODEL")]
     model: Option<std::path::PathBuf>,
+    /// Keep the tools' vectors in FILE across runs: read at the start (if it is this
+    /// model's), written back when new tools were embedded, so that a catalog is embedded
+    /// once, not on every run. BM25 has no vectors and leaves it be.
+    #[arg(long, value_name = "FILE", env = "MCP_PALETTE_CACHE")]
+    cache: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -138,6 +145,9 @@ struct Rankers {
     /// BM25 alone.
     #[cfg(feature = "embed")]
     model: Option<(std::sync::Arc<Embedder>, VectorCache, Which)>,
+    /// Where the vectors are kept across runs.
+    #[cfg(feature = "embed")]
+    cache: Option<std::path::PathBuf>,
 }
 
 impl Rankers {
@@ -147,6 +157,8 @@ impl Rankers {
             Which::Bm25 => Ok(Rankers {
                 #[cfg(feature = "embed")]
                 model: None,
+                #[cfg(feature = "embed")]
+                cache: None,
             }),
             Which::Embed | Which::Hybrid => Self::semantic(search),
         }
@@ -167,9 +179,47 @@ impl Rankers {
             read("model.safetensors")?,
         )
         .map_err(|e| format!("{}: {e}", dir.display()))?;
+        let vectors = match &search.cache {
+            Some(path) => match std::fs::read(path) {
+                Ok(bytes) => VectorCache::from_bytes(&bytes, &embedder).unwrap_or_else(|e| {
+                    eprintln!(
+                        "mcp-palette: {}: {e}; the tools are embedded anew",
+                        path.display()
+                    );
+                    VectorCache::new()
+                }),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => VectorCache::new(),
+                Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+            },
+            None => VectorCache::new(),
+        };
         Ok(Rankers {
-            model: Some((embedder.into(), VectorCache::new(), search.ranker)),
+            model: Some((embedder.into(), vectors, search.ranker)),
+            cache: search.cache.clone(),
         })
+    }
+
+    /// Writes the vectors back to the cache file if this run computed any: to a file beside
+    /// it, then renamed over it, so that a run stopped halfway leaves the old cache whole.
+    #[cfg(feature = "embed")]
+    fn keep(&self) -> Result<(), String> {
+        let (Some((_, vectors, _)), Some(path)) = (&self.model, &self.cache) else {
+            return Ok(());
+        };
+        if vectors.computed() == 0 {
+            return Ok(());
+        }
+        let mut partial = path.clone().into_os_string();
+        partial.push(".partial");
+        let partial = std::path::PathBuf::from(partial);
+        std::fs::write(&partial, vectors.to_bytes())
+            .and_then(|()| std::fs::rename(&partial, path))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    #[cfg(not(feature = "embed"))]
+    fn keep(&self) -> Result<(), String> {
+        Ok(())
     }
 
     #[cfg(not(feature = "embed"))]
@@ -363,7 +413,9 @@ fn cost(
 
 fn rank(catalog: &str, top: usize, search: &Search, query: &str) -> Result<String, String> {
     let tools = texts(&catalogs(catalog)?);
-    let index = Rankers::new(search)?.over(&tools)?;
+    let mut rankers = Rankers::new(search)?;
+    let index = rankers.over(&tools)?;
+    rankers.keep()?;
     let mut out = String::new();
     for hit in index.rank(query, top).map_err(|e| e.to_string())? {
         if let Some(tool) = tools.get(hit.index) {
@@ -571,6 +623,7 @@ fn eval(
         }
         found.push(first);
     }
+    rankers.keep()?;
     let mut kinds: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (at, query) in labelled.iter().enumerate() {
         if let Some(kind) = &query.kind {

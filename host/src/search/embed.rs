@@ -2,7 +2,6 @@
 //! on the CPU.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -14,6 +13,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 use super::hints::identifier_kind;
 use super::mpnet::{self, MpNet};
 use super::text::ToolText;
+use super::vectors::VectorCache;
 use super::{best, keys, Hit, RankError, Ranker};
 
 /// A sentence-embedding model, BERT (all-MiniLM-L6-v2) or MPNet (all-mpnet-base-v2) as its
@@ -43,6 +43,7 @@ pub struct Embedder {
     /// The token id a short text is padded with.
     pad: u32,
     dimensions: usize,
+    fingerprint: [u8; 32],
 }
 
 /// The network under the pooling.
@@ -130,6 +131,7 @@ impl Embedder {
         tokenizer: &[u8],
         safetensors: Vec<u8>,
     ) -> Result<Self, EmbedError> {
+        let (config_bytes, tokenizer_bytes) = (config, tokenizer);
         let config_error = |e: serde_json::Error| EmbedError::Config(e.to_string());
         let family: Family = serde_json::from_slice(config).map_err(config_error)?;
         // The configuration, then the tokenizer, then the weights: each file is blamed for
@@ -167,6 +169,7 @@ impl Embedder {
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         // Each batch is padded here, to its own longest text.
         tokenizer.with_padding(None);
+        let fingerprint = fingerprint(config_bytes, tokenizer_bytes, &safetensors);
         let device = Device::Cpu;
         let weights = VarBuilder::from_buffered_safetensors(safetensors, DType::F32, &device)
             .map_err(|e| EmbedError::Weights(e.to_string()))?;
@@ -181,10 +184,19 @@ impl Embedder {
             device,
             pad,
             dimensions: 0,
+            fingerprint,
         };
         // One probe sets the width and proves the files agree before any catalog is read.
         embedder.dimensions = embedder.embed(&["probe"])?.first().map_or(0, Vec::len);
         Ok(embedder)
+    }
+
+    /// SHA-256 over the model's three files and the way this crate reads them (the tokens
+    /// it reads of a text, and a version it changes whenever its vectors would): two
+    /// embedders with one fingerprint give one vector for any text, so a
+    /// [`VectorCache`] kept across runs is known by it.
+    pub fn fingerprint(&self) -> [u8; 32] {
+        self.fingerprint
     }
 
     /// How many numbers each vector has (384 for all-MiniLM-L6-v2, 768 for all-mpnet-base-v2).
@@ -268,46 +280,6 @@ impl Embedder {
     }
 }
 
-/// Vectors already computed, by the exact text they embed: a catalog that comes back
-/// unchanged after `list_changed` costs nothing to index again, and a changed tool costs
-/// one text.
-#[derive(Clone, Debug, Default)]
-pub struct VectorCache {
-    vectors: HashMap<String, Arc<[f32]>>,
-    computed: usize,
-}
-
-impl VectorCache {
-    /// An empty cache.
-    pub fn new() -> Self {
-        VectorCache::default()
-    }
-
-    /// How many texts it holds.
-    pub fn len(&self) -> usize {
-        self.vectors.len()
-    }
-
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.vectors.is_empty()
-    }
-
-    /// How many texts have been run through the model to fill it, over its life.
-    pub fn computed(&self) -> usize {
-        self.computed
-    }
-
-    /// Keeps only the texts of `tools`, so that a cache kept across catalogs does not grow
-    /// with every tool a server ever listed.
-    pub fn retain(&mut self, tools: &[ToolText]) {
-        let wanted: std::collections::HashSet<&str> =
-            tools.iter().map(|t| t.passage.as_str()).collect();
-        self.vectors
-            .retain(|text, _| wanted.contains(text.as_str()));
-    }
-}
-
 /// Ranks tools by the cosine between the query's vector and each tool's
 /// ([`ToolText::passage`] embedded once, through a [`VectorCache`]).
 ///
@@ -329,32 +301,48 @@ impl Embeddings {
         tools: &[ToolText],
         cache: &mut VectorCache,
     ) -> Result<Self, EmbedError> {
+        cache.bind(embedder.fingerprint());
         let mut missing: Vec<&str> = tools
             .iter()
             .map(|t| t.passage.as_str())
-            .filter(|text| !cache.vectors.contains_key(*text))
+            .filter(|text| cache.get(text).is_none())
             .collect();
         missing.sort_unstable();
         missing.dedup();
         for (text, vector) in missing.iter().zip(embedder.embed(&missing)?) {
-            cache.vectors.insert((*text).to_owned(), vector.into());
-            cache.computed += 1;
+            cache.insert(text, vector);
         }
-        let vectors =
-            tools
-                .iter()
-                .map(|t| {
-                    cache.vectors.get(&t.passage).cloned().ok_or_else(|| {
-                        EmbedError::Inference("a tool's text was not embedded".into())
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+        let vectors = tools
+            .iter()
+            .map(|t| {
+                cache
+                    .get(&t.passage)
+                    .cloned()
+                    .ok_or_else(|| EmbedError::Inference("a tool's text was not embedded".into()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Embeddings {
             embedder,
             vectors,
             keys: keys(tools),
         })
     }
+}
+
+/// The model's identity: its files' bytes, each after its length so that no two sets of
+/// files run together alike, after the way they are read.
+fn fingerprint(config: &[u8], tokenizer: &[u8], safetensors: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    /// Changed whenever this crate would compute another vector from the same files.
+    const READING: &[u8] = b"mcp-sansio embedder 1";
+    let mut hash = Sha256::new();
+    hash.update(READING);
+    hash.update((Embedder::MAX_TOKENS as u64).to_le_bytes());
+    for file in [config, tokenizer, safetensors] {
+        hash.update((file.len() as u64).to_le_bytes());
+        hash.update(file);
+    }
+    hash.finalize().into()
 }
 
 /// The dot product of two vectors (the cosine, both being of unit length), summed in eight

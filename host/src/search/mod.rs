@@ -16,14 +16,18 @@ mod mpnet;
 mod spelling;
 mod synonyms;
 mod text;
+#[cfg(feature = "embed")]
+mod vectors;
 
 use std::fmt;
 
 pub use bm25::Bm25;
 #[cfg(feature = "embed")]
-pub use embed::{EmbedError, Embedder, Embeddings, VectorCache};
+pub use embed::{EmbedError, Embedder, Embeddings};
 pub use hybrid::Hybrid;
 pub use text::{summary, tokens, ToolText, SUMMARY_CHARS};
+#[cfg(feature = "embed")]
+pub use vectors::{CacheError, VectorCache};
 
 /// One ranked tool: its position in the list the ranker was built from, and its score.
 #[derive(Clone, Copy, Debug, PartialEq)]
