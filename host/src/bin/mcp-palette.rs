@@ -22,8 +22,8 @@
 //! model's folder (`config.json`, `tokenizer.json`, `model.safetensors`), given by `--model`
 //! or the `MCP_PALETTE_MODEL` variable: all-mpnet-base-v2 finds more, all-MiniLM-L6-v2 is
 //! eight times faster and a fifth of the size. `--cache FILE` (or `MCP_PALETTE_CACHE`) keeps
-//! the tools' vectors across runs, so that a catalog is embedded once. Exit 2 on a usage error or a file that cannot be read as
-//! said.
+//! the tools' vectors across runs, so that a catalog is embedded once. Exit 2 on a usage
+//! error or a file that cannot be read as said.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
