@@ -3,6 +3,7 @@
 use mcp_sansio::Tool;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
+use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
 use super::british::{american_stem, american_word};
 
@@ -91,7 +92,8 @@ impl ToolText {
 /// The first sentence of a description, on one line: what a tool does, without the usage
 /// notes, examples and error tables that often follow.
 ///
-/// It ends at the first `.`, `!` or `?` followed by a space or the end, or at a blank line,
+/// It ends at the first `.`, `!` or `?` followed by a space or the end, at the first `。`,
+/// `！` or `？` (which no space follows in Chinese or Japanese), or at a blank line,
 /// and holds at most [`SUMMARY_CHARS`] characters (cut at a word).
 pub fn summary(description: &str) -> String {
     let mut out = String::new();
@@ -107,7 +109,9 @@ pub fn summary(description: &str) -> String {
             continue;
         }
         out.push(c);
-        if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|n| n.is_whitespace()) {
+        if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|n| n.is_whitespace())
+            || matches!(c, '。' | '！' | '？')
+        {
             break;
         }
     }
@@ -148,7 +152,7 @@ pub fn tokens(text: &str) -> Vec<String> {
 
 /// The words of `text` that [`tokens`] stems, before stemming: lowercased, stopwords dropped.
 pub(crate) fn unstemmed(text: &str) -> Vec<String> {
-    without_stopwords(split(text))
+    without_stopwords(grams(split_marked(text)).into_iter().map(|(word, _)| word))
 }
 
 /// A query read once: its words as [`unstemmed`] gives them, and each two neighbouring words
@@ -157,7 +161,7 @@ pub(crate) fn unstemmed(text: &str) -> Vec<String> {
 /// only where neither is a stopword ("do I" is no `doi`); two joined by one hyphen or dot,
 /// whatever they are; two apart by anything else (a comma, a hump of camelCase) never.
 pub(crate) fn query_words(text: &str) -> (Vec<String>, Vec<String>) {
-    let marked = split_marked(text);
+    let marked = grams(split_marked(text));
     let compounds = marked
         .windows(2)
         .filter_map(|pair| match pair {
@@ -231,6 +235,18 @@ fn split_marked(text: &str) -> Vec<(String, Gap)> {
     let mut previous: Option<char> = None;
     let chars: Vec<char> = text.chars().collect();
     for (at, &c) in chars.iter().enumerate() {
+        // A mark belongs to the letter before it: dropped from a Latin one (`e` and U+0301
+        // read as `e`), kept with any other (a Devanagari vowel sign), never a word alone.
+        if is_combining_mark(c) {
+            if word
+                .chars()
+                .next_back()
+                .is_some_and(|last| !last.is_ascii())
+            {
+                word.push(c);
+            }
+            continue;
+        }
         if !c.is_alphanumeric() {
             if !word.is_empty() {
                 out.push((std::mem::take(&mut word), gap));
@@ -248,7 +264,13 @@ fn split_marked(text: &str) -> Vec<(String, Gap)> {
             Some(p) if p.is_uppercase() && c.is_uppercase() && next_lower => true,
             _ => false,
         };
-        if hump && !word.is_empty() {
+        // Where an unspaced script meets another, a word ends (`获取GitHub仓库`), as at a
+        // hump.
+        let script = word
+            .chars()
+            .next_back()
+            .is_some_and(|last| unspaced(last) != unspaced(c));
+        if (hump || script) && !word.is_empty() {
             out.push((std::mem::take(&mut word), gap));
             between = (0, ' ', false);
         }
@@ -260,11 +282,113 @@ fn split_marked(text: &str) -> Vec<(String, Gap)> {
                 _ => Gap::Apart,
             };
         }
-        word.extend(c.to_lowercase());
+        for lower in c.to_lowercase() {
+            fold(lower, &mut word);
+        }
         previous = Some(c);
     }
     if !word.is_empty() {
         out.push((word, gap));
+    }
+    out
+}
+
+/// Pushes `c` (lowercase) onto `word` as a search term spells it: a Latin letter without its
+/// accents (`é` as `e`), a fullwidth letter or digit or a ligature as its ASCII letters (`ａ`
+/// as `a`, `ﬁ` as `fi`), the letters that have no accent to drop but an ASCII spelling by
+/// that spelling (`ß` as `ss`, `ø` as `o`), anything else as it is: a Greek, Cyrillic, kana
+/// or Hangul letter keeps its marks (`が` is not `か`).
+fn fold(c: char, word: &mut String) {
+    if c.is_ascii() {
+        word.push(c);
+        return;
+    }
+    if let Some(spelling) = ASCII_SPELLINGS
+        .iter()
+        .find_map(|&(letter, spelling)| (letter == c).then_some(spelling))
+    {
+        word.push_str(spelling);
+        return;
+    }
+    // Its compatibility decomposition: ASCII letters and digits, then marks only.
+    let mut base = String::new();
+    let mut latin = true;
+    decompose_compatible(c, |part| {
+        if part.is_ascii_alphanumeric() && latin {
+            base.push(part.to_ascii_lowercase());
+        } else if base.is_empty() || !is_combining_mark(part) {
+            latin = false;
+        }
+    });
+    if latin && !base.is_empty() {
+        word.push_str(&base);
+    } else {
+        word.push(c);
+    }
+}
+
+/// Lowercase letters of Latin alphabets that Unicode does not decompose into an ASCII letter
+/// and marks, with the ASCII spelling a search engine gives them.
+const ASCII_SPELLINGS: [(char, &str); 9] = [
+    ('ß', "ss"),
+    ('æ', "ae"),
+    ('œ', "oe"),
+    ('ø', "o"),
+    ('ł', "l"),
+    ('đ', "d"),
+    ('ð', "d"),
+    ('þ', "th"),
+    ('ı', "i"),
+];
+
+/// Whether `c` is of a script written without spaces between its words: Han, Hiragana,
+/// Katakana, Thai, Lao, Khmer and Myanmar; and Hangul, whose words carry their particles
+/// (`파일을` is `파일` and `을`).
+fn unspaced(c: char) -> bool {
+    matches!(u32::from(c),
+        0x0E00..=0x0EFF // Thai, Lao
+        | 0x1000..=0x109F // Myanmar
+        | 0x1100..=0x11FF // Hangul Jamo
+        | 0x1780..=0x17FF // Khmer
+        | 0x2E80..=0x2FDF // CJK and Kangxi radicals
+        | 0x3005..=0x3007 // 々 〆 〇
+        | 0x3040..=0x30FF // Hiragana, Katakana
+        | 0x3130..=0x318F // Hangul compatibility Jamo
+        | 0x31F0..=0x31FF // Katakana phonetic extensions
+        | 0x3400..=0x4DBF // CJK extension A
+        | 0x4E00..=0x9FFF // CJK unified ideographs
+        | 0xA960..=0xA97F // Hangul Jamo extended A
+        | 0xAC00..=0xD7FF // Hangul syllables, Jamo extended B
+        | 0xF900..=0xFAFF // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F // halfwidth Katakana
+        | 0x20000..=0x3134F // CJK extensions B to G
+    )
+}
+
+/// `marked` with each word of an [`unspaced`] script read as its overlapping pairs of
+/// characters and its characters one by one (`天气预报` as `天气 气预 预报 天 气 预 报`), as
+/// search engines for these languages index text whose words nothing sets apart: a query's
+/// `预报` then finds the description's `天气预报`, and its `骑自行车` the description's
+/// `骑行`, the pairs ranking the tools that share a whole word first. Such a word, and the
+/// one after it, are never joined to a neighbour as a compound.
+fn grams(marked: Vec<(String, Gap)>) -> Vec<(String, Gap)> {
+    let mut out = Vec::with_capacity(marked.len());
+    let mut after_unspaced = false;
+    for (word, gap) in marked {
+        let chars: Vec<char> = word.chars().collect();
+        let gap = if after_unspaced { Gap::Apart } else { gap };
+        after_unspaced = chars.first().is_some_and(|&first| unspaced(first));
+        if !after_unspaced {
+            out.push((word, gap));
+            continue;
+        }
+        out.extend(
+            chars
+                .windows(2)
+                .map(|pair| pair.iter().collect())
+                .chain(chars.iter().map(char::to_string))
+                .map(|gram| (gram, Gap::Apart)),
+        );
     }
     out
 }
@@ -300,6 +424,71 @@ mod tests {
         assert_eq!(tokens("attached attachments"), ["attach", "attach"]);
         // Not English: split and lowercased, never lost.
         assert_eq!(tokens("Récupérer les données").len(), 3);
+    }
+
+    /// Whether every term of `query` is one of `text`'s.
+    fn within(query: &str, text: &str) -> bool {
+        let terms = tokens(text);
+        tokens(query).iter().all(|term| terms.contains(term))
+    }
+
+    #[test]
+    fn unspaced_scripts_read_as_characters_and_their_pairs() {
+        assert_eq!(
+            tokens("天气预报"),
+            ["天气", "气预", "预报", "天", "气", "预", "报"]
+        );
+        // One or two characters: the pair and each character.
+        assert_eq!(tokens("天气"), ["天气", "天", "气"]);
+        assert_eq!(tokens("书"), ["书"]);
+        // A word of the query inside a description's run, whatever the run was made of.
+        assert!(within("预报", "根据城市名称查询指定城市的天气预报"));
+        // A word the run does not hold whole still meets it in its characters.
+        let ride = tokens("骑自行车去颐和园");
+        let shared: Vec<String> = tokens("骑行")
+            .into_iter()
+            .filter(|t| ride.contains(t))
+            .collect();
+        assert_eq!(shared, ["骑", "行"]);
+        // Where scripts meet, a word ends: the Latin word is whole, and no term mixes them.
+        assert_eq!(
+            tokens("获取GitHub仓库的README"),
+            [
+                "获取", "获", "取", "git", "hub", "仓库", "库的", "仓", "库", "的", "readm"
+            ]
+        );
+        // Japanese (kana and kanji), Korean (a word and its particle), Thai.
+        assert!(within("メール", "メールを送信します"));
+        assert!(within("送信", "メールを送信します"));
+        assert!(within("파일", "파일을 읽습니다"));
+        assert!(within("ไฟล์", "ค้นหาไฟล์"));
+        // A pair is never joined to a neighbour as a compound.
+        assert!(query_words("天气 forecast 北京").1.is_empty());
+    }
+
+    #[test]
+    fn latin_letters_meet_without_their_accents() {
+        assert_eq!(tokens("Café crème brûlée"), tokens("cafe creme brulee"));
+        assert_eq!(
+            tokens("Récupérer les données"),
+            tokens("recuperer les donnees")
+        );
+        assert_eq!(
+            tokens("Straße Øresund Łódź"),
+            tokens("strasse oresund lodz")
+        );
+        assert_eq!(tokens("Ærø Œuvre"), tokens("aero oeuvre"));
+        // Written decomposed (`e` then U+0301) or fullwidth, the same.
+        assert_eq!(tokens("cafe\u{301}"), tokens("café"));
+        assert_eq!(tokens("ＧｉｔＨｕｂ　ｆｉｌｅ"), tokens("GitHub file"));
+        // Other scripts keep their marks: が is not か, ά is not α, й is not и.
+        assert_ne!(tokens("が"), tokens("か"));
+        assert_ne!(tokens("ά"), tokens("α"));
+        assert_ne!(tokens("й"), tokens("и"));
+        // A vowel sign is part of its word, not a break in it.
+        assert_eq!(tokens("फ़ाइल खोलें").len(), 2);
+        // A mark with no letter before it is no word.
+        assert!(tokens("\u{301} \u{301}").is_empty());
     }
 
     #[test]
@@ -375,5 +564,12 @@ mod tests {
             "{long}"
         );
         assert_eq!(summary(""), "");
+        // A Chinese or Japanese full stop ends a sentence with no space after it.
+        assert_eq!(summary("查询天气。支持全国城市"), "查询天气。");
+        assert_eq!(
+            summary("メールを送信します！添付も可"),
+            "メールを送信します！"
+        );
+        assert_eq!(summary("v1。2"), "v1。");
     }
 }

@@ -1,5 +1,5 @@
 //! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`, `unseen/`,
-//! `fifth/`) and how a ranker's recall over them is counted, for the tests of every ranker.
+//! `fifth/`, `chinese/`) and how a ranker's recall over them is counted, for the tests of every ranker.
 
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
 use mcp_sansio_host::search::{Ranker, ToolText};
@@ -24,6 +24,9 @@ pub(crate) enum Set {
     /// `tests/data/fifth/`: other servers and queries again, written once the unseen set's
     /// misses had been read, to judge what was measured after that.
     Fifth,
+    /// `tests/data/chinese/`: three servers that describe their tools in Chinese, and
+    /// queries written in Chinese.
+    Chinese,
 }
 
 impl Set {
@@ -35,6 +38,7 @@ impl Set {
             Set::External => include_str!("../data/external/catalog.json"),
             Set::Unseen => include_str!("../data/unseen/catalog.json"),
             Set::Fifth => include_str!("../data/fifth/catalog.json"),
+            Set::Chinese => include_str!("../data/chinese/catalog.json"),
         })
         .unwrap()
     }
@@ -47,6 +51,7 @@ impl Set {
             Set::External => include_str!("../data/external/queries.jsonl"),
             Set::Unseen => include_str!("../data/unseen/queries.jsonl"),
             Set::Fifth => include_str!("../data/fifth/queries.jsonl"),
+            Set::Chinese => include_str!("../data/chinese/queries.jsonl"),
         }
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
