@@ -214,8 +214,54 @@ fn an_expected_tool_the_catalog_leaves_out_is_a_miss_not_a_failed_measure() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out, "recall@1 0.500 [0.095, 0.905] n=2\n");
     assert!(
-        err.contains("weather/bad name is left out of the catalog"),
+        err.contains("weather/bad name is left out of the catalog (its name is not"),
         "{err}"
+    );
+    assert!(
+        err.contains("\"a bad name\" expects weather/bad name, left out"),
+        "{err}"
+    );
+    // Ranking and pricing say so too: a tool that silently vanished would look unfindable.
+    let path = catalog.to_str().unwrap();
+    for args in [
+        &["rank", "--catalog", path, "--top", "3", "alerts"][..],
+        &["cost", "--catalog", path, "--format", "anthropic"],
+    ] {
+        let (code, out, err) = palette(args);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(!out.contains("bad name"), "{out}");
+        assert_eq!(
+            err,
+            "mcp-palette: weather/bad name is left out of the catalog \
+             (its name is not 1 to 128 characters of A-Z a-z 0-9 _ . -)\n"
+        );
+    }
+}
+
+#[test]
+fn a_tool_with_no_name_is_said_by_its_place_in_the_listing() {
+    let catalog = write(
+        "noname.json",
+        r#"{"servers":[{"server":"shop","tools":[
+  {"name":"stock_level","description":"How many units are in stock.","inputSchema":{"type":"object"}},
+  {"description":"A tool without a name.","inputSchema":{"type":"object"}}]}]}"#,
+    );
+    let (code, out, err) = palette(&[
+        "rank",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--top",
+        "5",
+        "units in stock",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("shop\tstock_level\t") && out.lines().count() == 1,
+        "{out}"
+    );
+    assert_eq!(
+        err,
+        "mcp-palette: shop's tool #1 is left out of the catalog (it has no string name)\n"
     );
 }
 

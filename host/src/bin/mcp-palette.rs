@@ -305,7 +305,7 @@ fn read_text(path: &str) -> Result<String, String> {
 }
 
 /// The catalog file's servers and their catalogs, read as a client reads a listing: invalid
-/// tools left out, untyped schemas taken as objects. A file may be written by hand, and the
+/// tools left out (each said on stderr, with why), untyped schemas taken as objects. A file may be written by hand, and the
 /// seeds' own offers read a tool with no `inputSchema` at all as taking no arguments: so
 /// does this, saying so on stderr (one that is there and wrong is still left out).
 fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
@@ -343,6 +343,18 @@ fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
         let listing = serde_json::json!({ "tools": tools });
         let catalog = Catalog::from_json(&listing.to_string(), policy, &Limits::default())
             .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
+        for left_out in catalog.quarantined() {
+            match &left_out.name {
+                Some(name) => eprintln!(
+                    "mcp-palette: {server}/{name} is left out of the catalog ({})",
+                    left_out.reason
+                ),
+                None => eprintln!(
+                    "mcp-palette: {server}'s tool #{} is left out of the catalog ({})",
+                    left_out.index, left_out.reason
+                ),
+            }
+        }
         out.push((server.to_owned(), catalog));
     }
     Ok(out)
@@ -570,7 +582,7 @@ fn eval(
                     )
                 })?;
             eprintln!(
-                "mcp-palette: {server}/{tool} is left out of the catalog ({why}); {:?} can only find its other expected tools",
+                "mcp-palette: {:?} expects {server}/{tool}, left out ({why}); it can only find its other expected tools",
                 query.query
             );
         }
