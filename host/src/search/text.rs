@@ -35,12 +35,27 @@ pub struct ToolText {
 }
 
 impl ToolText {
-    /// The text of `tool`, advertised by `server`.
+    /// The most characters of a tool's text that are read: its name, title, server name,
+    /// description, and parameters' names and descriptions, in that order, until this many
+    /// have been read. The longest tool of the labelled sets is 13,999 (Shopify's
+    /// `learn_shopify_api`), so no real tool is cut; a server that describes a tool in
+    /// megabytes costs no more than this in terms (at most two a character, in Chinese)
+    /// and in the index built from them.
+    pub const MAX_CHARS: usize = 32 * 1024;
+
+    /// The text of `tool`, advertised by `server`, up to [`ToolText::MAX_CHARS`].
     pub fn new(server: &str, tool: &Tool) -> Self {
-        // Each part's words, stemmed into `terms` and kept as written in `spelt`.
+        // Each part's words, stemmed into `terms` and kept as written in `spelt`; what the
+        // budget leaves of it is returned.
         let mut spelt = Vec::new();
+        let mut budget = Self::MAX_CHARS;
         let mut read = |text: &str, terms: &mut Vec<String>| {
-            let words = unstemmed(text);
+            let read = match text.char_indices().nth(budget) {
+                Some((at, _)) => text.get(..at).unwrap_or_default(),
+                None => text,
+            };
+            budget = budget.saturating_sub(read.chars().count());
+            let words = unstemmed(read);
             terms.extend(stems(&words));
             spelt.extend(words);
         };
@@ -68,7 +83,12 @@ impl ToolText {
         let mut passage = format!("{}: {}", words(server), words(&tool.name));
         let summary = tool.description.as_deref().map(summary);
         let summary_terms = summary.as_deref().map(tokens).unwrap_or_default();
-        for part in [tool.title.as_deref(), summary.as_deref()]
+        // A title is a few words; one that is not is cut as a summary is.
+        let title: Option<String> = tool
+            .title
+            .as_deref()
+            .map(|title| title.chars().take(SUMMARY_CHARS).collect());
+        for part in [title.as_deref(), summary.as_deref()]
             .into_iter()
             .flatten()
             .map(|part| part.trim().trim_end_matches('.'))
@@ -98,17 +118,25 @@ impl ToolText {
 pub fn summary(description: &str) -> String {
     let mut out = String::new();
     let mut chars = description.trim().chars().peekable();
+    // How many characters `out` holds: one past the longest summary is enough to know it
+    // must be cut, so a description of megabytes is not read to its end.
+    let mut kept = 0_usize;
     while let Some(c) = chars.next() {
+        if kept > SUMMARY_CHARS {
+            break;
+        }
         if c == '\n' && chars.peek() == Some(&'\n') {
             break;
         }
         if c.is_whitespace() {
             if !out.ends_with(' ') && !out.is_empty() {
                 out.push(' ');
+                kept += 1;
             }
             continue;
         }
         out.push(c);
+        kept += 1;
         if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|n| n.is_whitespace())
             || matches!(c, '。' | '！' | '？')
         {
@@ -375,13 +403,13 @@ fn grams(marked: Vec<(String, Gap)>) -> Vec<(String, Gap)> {
     let mut out = Vec::with_capacity(marked.len());
     let mut after_unspaced = false;
     for (word, gap) in marked {
-        let chars: Vec<char> = word.chars().collect();
         let gap = if after_unspaced { Gap::Apart } else { gap };
-        after_unspaced = chars.first().is_some_and(|&first| unspaced(first));
+        after_unspaced = word.chars().next().is_some_and(unspaced);
         if !after_unspaced {
             out.push((word, gap));
             continue;
         }
+        let chars: Vec<char> = word.chars().collect();
         out.extend(
             chars
                 .windows(2)
@@ -547,6 +575,34 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_described_in_megabytes_is_read_up_to_its_bound() {
+        let tool = |description: &str, title: &str| {
+            let listing = serde_json::json!({"tools": [{
+                "name": "big", "title": title, "description": description,
+                "inputSchema": {"type": "object", "properties": {"tail": {
+                    "type": "string", "description": "never read"}}}}]});
+            let catalog = mcp_sansio::Catalog::from_json(
+                &listing.to_string(),
+                mcp_sansio::CatalogPolicy::STRICT,
+                &mcp_sansio::Limits::default(),
+            )
+            .unwrap();
+            ToolText::new("s", &catalog.tools()[0])
+        };
+        let han = "天气预报".repeat(250_000);
+        let text = tool(&han, &"title ".repeat(100_000));
+        // The name and "title"s fill part of the budget, the description the rest, and the
+        // parameter after it is not read: at most two terms a character.
+        assert!(text.body_terms.len() <= 2 * ToolText::MAX_CHARS);
+        assert!(!text.body_terms.contains(&"tail".to_owned()));
+        assert!(text.name_terms.len() + text.body_terms.len() >= ToolText::MAX_CHARS / 6);
+        assert!(text.passage.chars().count() <= 2 * SUMMARY_CHARS + 16);
+        // Under the bound, everything is read.
+        let small = tool("Forecast for a city.", "Weather");
+        assert!(small.body_terms.contains(&"tail".to_owned()));
+    }
+
+    #[test]
     fn a_summary_is_the_first_sentence_on_one_line_and_bounded() {
         assert_eq!(
             summary("  Fetch a URL.\n\n## Usage\nCall it with..."),
@@ -564,6 +620,9 @@ mod tests {
             "{long}"
         );
         assert_eq!(summary(""), "");
+        // Cut at the bound, however long the sentence goes on.
+        let endless = "word ".repeat(1_000_000);
+        assert_eq!(summary(&endless), summary(&endless[..1000]));
         // A Chinese or Japanese full stop ends a sentence with no space after it.
         assert_eq!(summary("查询天气。支持全国城市"), "查询天气。");
         assert_eq!(
