@@ -185,19 +185,13 @@ fn every_recorded_catalog_is_read_offered_and_checked() {
     assert!(tools >= 350 && required_checked >= 400 && types_checked >= 1000);
 }
 
-/// The token estimator against a real byte-pair tokenizer (OpenAI's `o200k_base`), tool by
-/// tool, over every recorded catalog offered in each provider's shape.
-#[test]
-fn the_token_estimate_stays_close_to_a_real_tokenizer() {
+/// How far the token estimate of each offered tool is from OpenAI's `o200k_base`, with
+/// `palette` offered in each provider's shape: the total's relative error, the mean per
+/// tool, the worst tool. Printed as it goes.
+fn estimate_errors(palette: &Palette) -> Vec<(Provider, f64, f64, f64)> {
     use mcp_sansio_host::cost::{estimate_tokens, offer_tokens};
     let bpe = tiktoken_rs::o200k_base().unwrap();
-    let mut palette = Palette::new(PaletteConfig::default());
-    for (id, recorded) in recorded() {
-        let text = json!({"tools": recorded["tools"]}).to_string();
-        let catalog = Catalog::from_json(&text, CatalogPolicy::STRICT, &Limits::default()).unwrap();
-        let allow: Allowlist = catalog.tools().iter().map(|t| t.name.as_str()).collect();
-        palette.set_server(&id, &allow, &catalog).unwrap();
-    }
+    let mut out = Vec::new();
     for provider in [
         Provider::Anthropic,
         Provider::OpenAiChat,
@@ -227,10 +221,64 @@ fn the_token_estimate_stays_close_to_a_real_tokenizer() {
             mean * 100.0,
             worst * 100.0
         );
+        out.push((provider, total_error, mean, worst));
+    }
+    out
+}
+
+/// The token estimator against a real byte-pair tokenizer (OpenAI's `o200k_base`), tool by
+/// tool, over every recorded catalog offered in each provider's shape.
+#[test]
+fn the_token_estimate_stays_close_to_a_real_tokenizer() {
+    let mut palette = Palette::new(PaletteConfig::default());
+    for (id, recorded) in recorded() {
+        let text = json!({"tools": recorded["tools"]}).to_string();
+        let catalog = Catalog::from_json(&text, CatalogPolicy::STRICT, &Limits::default()).unwrap();
+        let allow: Allowlist = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        palette.set_server(&id, &allow, &catalog).unwrap();
+    }
+    for (provider, total_error, mean, _) in estimate_errors(&palette) {
         assert!(
             total_error.abs() < 0.05,
             "{provider:?}: total off by {total_error:.3}"
         );
         assert!(mean < 0.05, "{provider:?}: mean per-tool error {mean:.3}");
+    }
+}
+
+/// The same on the catalogs it was not fitted on: the other labelled sets' 1,284 tools
+/// (measured: -2.6% to +1.1% in total, 2.6% to 3.5% per tool on average), and the Chinese
+/// set's 27, whose characters are priced by a weight measured on npm packages'
+/// descriptions (+0.1% to +0.9%, 4.2% to 4.7% per tool; before that weight, -25.6% and
+/// 23.6%, as a run of Han characters was priced as one English word).
+#[test]
+fn the_token_estimate_holds_on_catalogs_it_was_not_fitted_on() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for set in ["heldout", "external", "unseen", "fifth", "chinese"] {
+        let path = data.join(set).join("catalog.json");
+        let file: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+        let policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
+        let mut config = PaletteConfig::default();
+        config.policy = policy;
+        let mut palette = Palette::new(config);
+        for entry in file["servers"].as_array().unwrap() {
+            let text = json!({"tools": entry["tools"]}).to_string();
+            let catalog = Catalog::from_json(&text, policy, &Limits::default()).unwrap();
+            let allow: Allowlist = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+            palette
+                .set_server(entry["server"].as_str().unwrap(), &allow, &catalog)
+                .unwrap();
+        }
+        println!("{set}:");
+        for (provider, total_error, mean, _) in estimate_errors(&palette) {
+            assert!(
+                total_error.abs() < 0.05,
+                "{set}, {provider:?}: total off by {total_error:.3}"
+            );
+            assert!(
+                mean < 0.06,
+                "{set}, {provider:?}: mean per-tool error {mean:.3}"
+            );
+        }
     }
 }

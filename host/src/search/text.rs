@@ -369,15 +369,24 @@ const ASCII_SPELLINGS: [(char, &str); 9] = [
     ('ı', "i"),
 ];
 
-/// Whether `c` is of a script written without spaces between its words: Han, Hiragana,
-/// Katakana, Thai, Lao, Khmer and Myanmar; and Hangul, whose words carry their particles
-/// (`파일을` is `파일` and `을`).
-fn unspaced(c: char) -> bool {
-    matches!(u32::from(c),
+/// A script written without spaces between its words, by what one of its characters is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Unspaced {
+    /// Han, Hiragana, Katakana and Hangul (whose words carry their particles: `파일을` is
+    /// `파일` and `을`): a character is a syllable or a whole word.
+    Syllables,
+    /// Thai, Lao, Khmer and Myanmar: a character is a letter, or a mark on one.
+    Letters,
+}
+
+/// Which [`Unspaced`] script `c` is of, if any.
+pub(crate) fn unspaced(c: char) -> Option<Unspaced> {
+    match u32::from(c) {
         0x0E00..=0x0EFF // Thai, Lao
         | 0x1000..=0x109F // Myanmar
-        | 0x1100..=0x11FF // Hangul Jamo
         | 0x1780..=0x17FF // Khmer
+        => Some(Unspaced::Letters),
+        0x1100..=0x11FF // Hangul Jamo
         | 0x2E80..=0x2FDF // CJK and Kangxi radicals
         | 0x3005..=0x3007 // 々 〆 〇
         | 0x3040..=0x30FF // Hiragana, Katakana
@@ -390,7 +399,9 @@ fn unspaced(c: char) -> bool {
         | 0xF900..=0xFAFF // CJK compatibility ideographs
         | 0xFF66..=0xFF9F // halfwidth Katakana
         | 0x20000..=0x3134F // CJK extensions B to G
-    )
+        => Some(Unspaced::Syllables),
+        _ => None,
+    }
 }
 
 /// `marked` with each word of an [`unspaced`] script read as its overlapping pairs of
@@ -404,7 +415,7 @@ fn grams(marked: Vec<(String, Gap)>) -> Vec<(String, Gap)> {
     let mut after_unspaced = false;
     for (word, gap) in marked {
         let gap = if after_unspaced { Gap::Apart } else { gap };
-        after_unspaced = word.chars().next().is_some_and(unspaced);
+        after_unspaced = word.chars().next().and_then(unspaced).is_some();
         if !after_unspaced {
             out.push((word, gap));
             continue;
