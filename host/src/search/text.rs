@@ -45,8 +45,8 @@ impl ToolText {
 
     /// The text of `tool`, advertised by `server`, up to [`ToolText::MAX_CHARS`].
     pub fn new(server: &str, tool: &Tool) -> Self {
-        // Each part's words, stemmed into `terms` and kept as written in `spelt`; what the
-        // budget leaves of it is returned.
+        // Each part's words, stemmed into `terms` and kept as written in `spelt`; of a part,
+        // only what the budget of characters leaves is read.
         let mut spelt = Vec::new();
         let mut budget = Self::MAX_CHARS;
         let mut read = |text: &str, terms: &mut Vec<String>| {
