@@ -20,11 +20,26 @@ impl core::fmt::Debug for Schema {
 
 impl Schema {
     /// Compiles `schema` as JSON Schema 2020-12 (MCP's default dialect) unless it names
-    /// another with `$schema`. Nothing is fetched: this crate builds `jsonschema` without its
-    /// HTTP and file resolvers, so a `$ref` that leaves the schema does not compile.
+    /// another with `$schema`: drafts 4, 6, 7 and 2019-09 are read as written (a draft-07
+    /// tuple's `items` is a list, which 2020-12 would refuse), and a dialect of any other
+    /// name does not compile, as its rules are not known. Nothing is fetched: this crate
+    /// builds `jsonschema` without its HTTP and file resolvers, so a `$ref` that leaves the
+    /// schema does not compile.
     pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
+        let draft = match Draft::Draft202012.detect(schema) {
+            Draft::Unknown => {
+                let named = schema
+                    .get("$schema")
+                    .map(Value::to_string)
+                    .unwrap_or_default();
+                return Err(format!(
+                    "$schema {named} is not a dialect this client knows (JSON Schema drafts 4, 6, 7, 2019-09 and 2020-12)"
+                ));
+            }
+            known => known,
+        };
         jsonschema::options()
-            .with_draft(Draft::Draft202012)
+            .with_draft(draft)
             .should_validate_formats(false)
             .build(schema)
             .map(Schema)
@@ -179,5 +194,55 @@ mod tests {
         let remote =
             json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}});
         assert!(Schema::compile(&remote).is_err());
+    }
+
+    /// A draft-07 tuple (`items` a list, as zod-to-json-schema writes a coordinate pair) is
+    /// read as draft 7 says, where 2020-12 would refuse the schema; without `$schema`, a
+    /// schema is 2020-12, whose tuples are `prefixItems`.
+    #[test]
+    fn a_schema_is_read_in_the_dialect_it_names() {
+        let pair = |dialect: Option<&str>, keyword: &str| {
+            let mut point = json!({"type": "array", "minItems": 2, "maxItems": 2});
+            point[keyword] = json!([{"type": "number"}, {"type": "number"}]);
+            let mut schema =
+                json!({"type": "object", "properties": {"at": point}, "required": ["at"]});
+            if let Some(dialect) = dialect {
+                schema["$schema"] = json!(dialect);
+            }
+            Schema::compile(&schema)
+        };
+        for draft7 in [
+            "http://json-schema.org/draft-07/schema#",
+            "https://json-schema.org/draft-07/schema",
+        ] {
+            let schema = pair(Some(draft7), "items").unwrap();
+            assert!(schema
+                .problems(&json!({"at": [1.5, 2]}), "argument")
+                .is_empty());
+            assert_eq!(
+                schema.problems(&json!({"at": [1.5, "north"]}), "argument"),
+                ["argument 'at[1]' must be a number"]
+            );
+        }
+        assert!(pair(
+            Some("https://json-schema.org/draft/2020-12/schema"),
+            "items"
+        )
+        .is_err());
+        assert!(pair(None, "items").is_err());
+        let schema = pair(None, "prefixItems").unwrap();
+        assert_eq!(
+            schema.problems(&json!({"at": [1.5, "north"]}), "argument"),
+            ["argument 'at[1]' must be a number"]
+        );
+    }
+
+    #[test]
+    fn a_dialect_of_another_name_does_not_compile() {
+        let schema = json!({"$schema": "https://example.com/my-dialect", "type": "object"});
+        assert_eq!(
+            Schema::compile(&schema).unwrap_err(),
+            "$schema \"https://example.com/my-dialect\" is not a dialect this client knows (JSON Schema drafts 4, 6, 7, 2019-09 and 2020-12)"
+        );
     }
 }
