@@ -239,6 +239,83 @@ fn an_expected_tool_the_catalog_leaves_out_is_a_miss_not_a_failed_measure() {
 }
 
 #[test]
+fn a_tool_whose_schema_does_not_compile_is_left_out_of_every_command() {
+    // A host never offers it (the palette quarantines it), so no command may rank or price
+    // it: a ranking that found it would find a tool the model can never be given.
+    let catalog = write(
+        "nocompile.json",
+        &CATALOG.replace(
+            r#"{"name":"get_alerts""#,
+            r#"{"name":"get_alerts_v3","description":"Severe weather alerts for a US state.","inputSchema":{"$schema":"https://example.com/dialect","type":"object"}},
+  {"name":"get_alerts""#,
+        ),
+    );
+    let said = "mcp-palette: weather/get_alerts_v3 is left out of the catalog (its schema does \
+        not compile: inputSchema: $schema \"https://example.com/dialect\" is not a dialect this \
+        client knows (JSON Schema drafts 4, 6, 7, 2019-09 and 2020-12))\n";
+    let path = catalog.to_str().unwrap();
+    for args in [
+        &[
+            "rank",
+            "--catalog",
+            path,
+            "--top",
+            "3",
+            "severe weather alerts",
+        ][..],
+        &["cost", "--catalog", path, "--format", "openai-chat"],
+    ] {
+        let (code, out, err) = palette(args);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(!out.contains("get_alerts_v3"), "{out}");
+        assert!(out.contains("get_alerts"), "{out}");
+        assert_eq!(err, said);
+    }
+    let queries = write(
+        "nocompile.jsonl",
+        "{\"query\":\"storm alerts for Texas\",\"expect\":[[\"weather\",\"get_alerts_v3\"]]}\n",
+    );
+    let (code, out, err) = eval(&catalog, &queries, &["--k", "5"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "recall@5 0.000 [0.000, 0.793] n=1\n");
+    assert!(
+        err.contains("\"storm alerts for Texas\" expects weather/get_alerts_v3, left out (its schema does not compile"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_server_named_as_no_palette_id_is_offered_under_one() {
+    // Search prints the server as the file writes it; an offer needs an id a provider
+    // accepts, as a name that two servers share is prefixed with it.
+    let catalog = write(
+        "servernames.json",
+        r#"{"servers":[
+ {"server":"Google Maps","tools":[{"name":"search","description":"Find places.","inputSchema":{"type":"object"}}]},
+ {"server":"Google_Maps","tools":[{"name":"search","description":"Find places, again.","inputSchema":{"type":"object"}}]},
+ {"server":"docs.aws","tools":[{"name":"search","description":"Search the documentation.","inputSchema":{"type":"object"}}]}]}"#,
+    );
+    let path = catalog.to_str().unwrap();
+    let (code, out, err) = palette(&["cost", "--catalog", path, "--format", "anthropic"]);
+    assert_eq!(code, Some(0), "{err}");
+    let names: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    // "Google Maps" came first, so its tool is `search`; the others are named after their
+    // servers' ids, which are three, not two.
+    assert_eq!(
+        names,
+        ["Google_Maps_search", "docs_aws_search", "search", "total"]
+    );
+    assert_eq!(
+        err,
+        "mcp-palette: server \"Google Maps\" is offered as \"Google_Maps_2\", as a server id is 1 to 32 characters from A-Z a-z 0-9 _ -\n\
+         mcp-palette: server \"docs.aws\" is offered as \"docs_aws\", as a server id is 1 to 32 characters from A-Z a-z 0-9 _ -\n"
+    );
+    let (code, out, _) = palette(&["rank", "--catalog", path, "--top", "1", "documentation"]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("docs.aws\tsearch\t"), "{out}");
+}
+
+#[test]
 fn a_tool_with_no_name_is_said_by_its_place_in_the_listing() {
     let catalog = write(
         "noname.json",

@@ -31,10 +31,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
 use mcp_sansio_host::cost::Priced;
+use mcp_sansio_host::names::fits_providers;
 use mcp_sansio_host::search::{wilson, Bm25, Ranker, ToolText};
 #[cfg(feature = "embed")]
 use mcp_sansio_host::search::{Embedder, Embeddings, Hybrid, VectorCache};
-use mcp_sansio_host::{Palette, PaletteConfig, Provider, ToolIndex, SEARCH_TOOL};
+use mcp_sansio_host::{Palette, PaletteConfig, Provider, ToolIndex, MAX_SERVER_ID, SEARCH_TOOL};
 use serde_json::Value;
 
 /// Rank a catalog's tools for a request, or measure recall over labelled queries.
@@ -304,11 +305,49 @@ fn read_text(path: &str) -> Result<String, String> {
     })
 }
 
-/// The catalog file's servers and their catalogs, read as a client reads a listing: invalid
-/// tools left out (each said on stderr, with why), untyped schemas taken as objects. A file may be written by hand, and the
-/// seeds' own offers read a tool with no `inputSchema` at all as taking no arguments: so
-/// does this, saying so on stderr (one that is there and wrong is still left out).
-fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
+/// A catalog file read as a host holds it: each server's listing read as a client reads one,
+/// then put in one palette, which is what a host offers.
+struct Held {
+    /// Each server's name as the file writes it, and its tools as listed.
+    servers: Vec<(String, Catalog)>,
+    /// Every server's tools that a host would offer, each server under its palette id.
+    palette: Palette,
+    /// Each listed tool the palette does not hold, as (server, tool, why).
+    left_out: Vec<(String, String, String)>,
+}
+
+impl Held {
+    /// Every tool the palette holds, as text to rank: in the file's order (which `--tools`
+    /// draws from), each under its server's name as the file writes it.
+    fn texts(&self) -> Vec<ToolText> {
+        self.servers
+            .iter()
+            .flat_map(|(server, catalog)| {
+                catalog
+                    .tools()
+                    .iter()
+                    .filter(move |tool| {
+                        !self
+                            .left_out
+                            .iter()
+                            .any(|(s, t, _)| s == server && t == &tool.name)
+                    })
+                    .map(|tool| ToolText::new(server, tool))
+            })
+            .collect()
+    }
+}
+
+/// The catalog file at `path`, read as a host would hold it. Each listing is read as a client
+/// reads one: invalid tools are left out, and untyped schemas taken as objects. Then the
+/// palette leaves out any tool whose schema does not compile. Each tool left out is said on
+/// stderr, with why, and no command ranks, offers or prices it.
+///
+/// A file may be written by hand. The seeds' own offers read a tool with no `inputSchema` at
+/// all as taking no arguments, and so does this, saying so on stderr; a schema that is there
+/// and wrong still leaves its tool out. A server's name that is not a palette id (`Google
+/// Maps`) is given one, said on stderr; the other commands print the name as written.
+fn held(path: &str) -> Result<Held, String> {
     let text = read_text(path)?;
     let file: Value =
         serde_json::from_str(&text).map_err(|e| format!("{path} is not JSON: {e}"))?;
@@ -317,7 +356,13 @@ fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
         .and_then(Value::as_array)
         .ok_or_else(|| format!("{path} has no \"servers\" array"))?;
     let policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
-    let mut out = Vec::new();
+    let mut config = PaletteConfig::default();
+    config.policy = policy;
+    let mut held = Held {
+        servers: Vec::new(),
+        palette: Palette::new(config),
+        left_out: Vec::new(),
+    };
     for entry in servers {
         let server = entry
             .get("server")
@@ -325,7 +370,7 @@ fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
             .ok_or_else(|| format!("{path}: a server entry has no \"server\" name"))?;
         // A tool is known by its server and name: a server listed twice would make two
         // tools of one name, or one listing silently replace the other.
-        if out.iter().any(|(seen, _)| seen == server) {
+        if held.servers.iter().any(|(seen, _)| seen == server) {
             return Err(format!("{path}: server {server:?} is listed twice"));
         }
         let mut tools = entry.get("tools").cloned().unwrap_or(Value::Null);
@@ -354,23 +399,76 @@ fn catalogs(path: &str) -> Result<Vec<(String, Catalog)>, String> {
                     left_out.index, left_out.reason
                 ),
             }
+            if let Some(name) = &left_out.name {
+                held.left_out
+                    .push((server.to_owned(), name.clone(), left_out.reason.to_string()));
+            }
         }
-        out.push((server.to_owned(), catalog));
+        held.servers.push((server.to_owned(), catalog));
     }
-    Ok(out)
+    let written: Vec<&str> = held.servers.iter().map(|(s, _)| s.as_str()).collect();
+    for ((server, catalog), id) in held.servers.iter().zip(palette_ids(&written)) {
+        if id != *server {
+            eprintln!("mcp-palette: server {server:?} is offered as {id:?}, as a server id is 1 to {MAX_SERVER_ID} characters from A-Z a-z 0-9 _ -");
+        }
+        let everything: mcp_sansio::Allowlist =
+            catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        let report = held
+            .palette
+            .set_server(&id, &everything, catalog)
+            .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
+        for rejection in report.quarantined {
+            eprintln!(
+                "mcp-palette: {server}/{} is left out of the catalog (its schema does not compile: {})",
+                rejection.tool, rejection.reason
+            );
+            held.left_out.push((
+                server.clone(),
+                rejection.tool,
+                format!("its schema does not compile: {}", rejection.reason),
+            ));
+        }
+    }
+    Ok(held)
 }
 
-/// Every tool of `catalogs`, as text to rank.
-fn texts(catalogs: &[(String, Catalog)]) -> Vec<ToolText> {
-    catalogs
-        .iter()
-        .flat_map(|(server, catalog)| {
-            catalog
-                .tools()
-                .iter()
-                .map(|tool| ToolText::new(server, tool))
-        })
-        .collect()
+/// The palette id of each of the servers `written`: its name where that is an id, else the
+/// name with each other character made `_`, cut to [`MAX_SERVER_ID`], and numbered where
+/// another server has that.
+fn palette_ids(written: &[&str]) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::with_capacity(written.len());
+    for name in written {
+        if name.len() <= MAX_SERVER_ID && fits_providers(name) {
+            ids.push((*name).to_owned());
+            continue;
+        }
+        let mut base: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(MAX_SERVER_ID)
+            .collect();
+        if base.is_empty() {
+            base.push_str("server");
+        }
+        // Not the name of any server written as an id, nor the id given to one before.
+        let taken = |id: &str| written.contains(&id) || ids.iter().any(|given| given == id);
+        let mut id = base.clone();
+        let mut n = 1_usize;
+        while taken(&id) {
+            n += 1;
+            let suffix = format!("_{n}");
+            id = base.chars().take(MAX_SERVER_ID - suffix.len()).collect();
+            id.push_str(&suffix);
+        }
+        ids.push(id);
+    }
+    ids
 }
 
 /// Every tool of the catalog offered in `provider`'s shape, or the disclosure offer after a
@@ -380,16 +478,7 @@ fn cost(
     provider: Provider,
     search: Option<(&str, Option<u64>)>,
 ) -> Result<String, String> {
-    let mut config = PaletteConfig::default();
-    config.policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
-    let mut palette = Palette::new(config);
-    for (server, catalog) in catalogs(path)? {
-        let everything: mcp_sansio::Allowlist =
-            catalog.tools().iter().map(|t| t.name.as_str()).collect();
-        palette
-            .set_server(&server, &everything, &catalog)
-            .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
-    }
+    let mut palette = held(path)?.palette;
     let (names, offer) = match search {
         None => (
             palette
@@ -424,7 +513,7 @@ fn cost(
 }
 
 fn rank(catalog: &str, top: usize, search: &Search, query: &str) -> Result<String, String> {
-    let tools = texts(&catalogs(catalog)?);
+    let tools = held(catalog)?.texts();
     let mut rankers = Rankers::new(search)?;
     let index = rankers.over(&tools)?;
     rankers.keep()?;
@@ -551,17 +640,8 @@ fn eval(
     drawn: Option<(usize, u64)>,
     search: &Search,
 ) -> Result<String, String> {
-    let listed = catalogs(catalog)?;
-    let tools = texts(&listed);
-    let left_out: Vec<(String, String, String)> = listed
-        .iter()
-        .flat_map(|(server, listed)| {
-            listed.quarantined().iter().filter_map(move |q| {
-                let name = q.name.clone()?;
-                Some((server.clone(), name, q.reason.to_string()))
-            })
-        })
-        .collect();
+    let held = held(catalog)?;
+    let tools = held.texts();
     let labelled = queries(queries_path)?;
     for query in &labelled {
         for (server, tool) in &query.expect {
@@ -571,7 +651,8 @@ fn eval(
             // Listed, but not a tool a client would accept: no ranker can find it, so the
             // query counts as missed (unless another expected tool is found), and the
             // measure goes on.
-            let why = left_out
+            let why = held
+                .left_out
                 .iter()
                 .find(|(s, t, _)| s == server && t == tool)
                 .map(|(_, _, why)| why)
@@ -693,7 +774,11 @@ mod tests {
             &Limits::default(),
         )
         .unwrap();
-        texts(&[("s".to_owned(), catalog)])
+        catalog
+            .tools()
+            .iter()
+            .map(|tool| ToolText::new("s", tool))
+            .collect()
     }
 
     fn names(tools: &[ToolText]) -> Vec<&str> {
