@@ -81,8 +81,8 @@ pub struct OfferOptions {
     /// `"additionalProperties": false` and list every property in `required`. Off by default:
     /// the server's schema is offered untouched, `"strict": false`.
     ///
-    /// On, each object schema in a tool's input schema (its `properties`, `items`, `anyOf`,
-    /// `oneOf`, `allOf`, `$defs` and `definitions`, recursively) gets
+    /// On, each object schema in a tool's input schema (its `properties`, `items`,
+    /// `prefixItems`, `anyOf`, `oneOf`, `allOf`, `$defs` and `definitions`, recursively) gets
     /// `"additionalProperties": false` and every property required; a property that was
     /// optional becomes nullable (`"type": "string"` becomes `["string", "null"]`; a property
     /// with no `type` becomes `{"anyOf": [it, {"type": "null"}]}`). The dispatcher then reads
@@ -181,8 +181,9 @@ pub(crate) fn strict_schema(schema: &Value) -> Value {
                     .collect();
                 Value::Object(properties)
             }
-            ("items", _) => strict_schema(value),
-            ("anyOf" | "oneOf" | "allOf", Value::Array(options)) => {
+            ("items", Value::Object(_)) => strict_schema(value),
+            // A tuple: draft 7 writes it as a list under `items`, 2020-12 as `prefixItems`.
+            ("items" | "prefixItems" | "anyOf" | "oneOf" | "allOf", Value::Array(options)) => {
                 Value::Array(options.iter().map(strict_schema).collect())
             }
             ("$defs" | "definitions", Value::Object(defs)) => Value::Object(
@@ -261,6 +262,22 @@ mod tests {
                 "additionalProperties": false
             })
         );
+    }
+
+    /// Objects inside a tuple are made strict too, whichever draft wrote the tuple.
+    #[test]
+    fn strict_form_reaches_into_tuples() {
+        let point = json!({"type": "object", "properties": {"x": {"type": "number"}}});
+        let strict_point = json!({"type": "object",
+            "properties": {"x": {"type": ["number", "null"]}},
+            "required": ["x"], "additionalProperties": false});
+        for keyword in ["items", "prefixItems"] {
+            let mut tuple = json!({"type": "array"});
+            tuple[keyword] = json!([point, {"type": "string"}]);
+            let mut expected = json!({"type": "array"});
+            expected[keyword] = json!([strict_point, {"type": "string"}]);
+            assert_eq!(strict_schema(&tuple), expected, "{keyword}");
+        }
     }
 
     #[test]
