@@ -105,7 +105,7 @@ fn search_schema() -> &'static (Value, Result<Schema, String>) {
     static SCHEMA: OnceLock<(Value, Result<Schema, String>)> = OnceLock::new();
     SCHEMA.get_or_init(|| {
         let json = search_schema_json();
-        let compiled = Schema::compile(&json);
+        let compiled = Schema::compile(&json, &crate::PaletteConfig::default());
         (json, compiled)
     })
 }

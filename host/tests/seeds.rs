@@ -212,6 +212,44 @@ fn a_schema_that_does_not_compile_is_caught_when_the_catalog_arrives() {
     ));
 }
 
+/// A server can write a schema that makes a validator work for hours: branches that each
+/// descend into the same property double the work at every level of the value, and the
+/// server writes the value too when the schema is its output schema. The palette reckons
+/// each schema's worst case when the catalog arrives and refuses what could cost too much.
+#[test]
+fn a_schema_whose_checks_multiply_is_refused_when_the_catalog_arrives() {
+    let doubling = json!({"$ref": "#/$defs/n", "$defs": {"n": {"anyOf": [
+        {"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}},
+        {"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}}]}}});
+    let listing = json!({"tools": [
+        {"name": "ok", "inputSchema": {"type": "object"}},
+        {"name": "nested", "inputSchema": {"type": "object"}, "outputSchema": doubling}]})
+    .to_string();
+    let everything = allow(&["ok", "nested"]);
+    let mut config = PaletteConfig::default();
+    config.policy = CatalogPolicy::QUARANTINE;
+    let mut palette = Palette::new(config.clone());
+    let report = palette
+        .set_server("s", &everything, &catalog(&listing))
+        .unwrap();
+    assert_eq!(report.offered, ["ok"]);
+    assert_eq!(report.quarantined.len(), 1);
+    assert_eq!(
+        report.quarantined[0].to_string(),
+        "the schema of tool \"nested\" from server \"s\" does not compile: outputSchema: \
+         checking one value against it could take more than 1000 subschemas, as its anyOf, \
+         oneOf, allOf or $ref branches multiply"
+    );
+    // The bound is the application's: values at most 8 deep and 2^10 checks admit it.
+    config.limits.nesting_depth = 8;
+    config.schema_checks = 1 << 10;
+    let mut palette = Palette::new(config);
+    let report = palette
+        .set_server("s", &everything, &catalog(&listing))
+        .unwrap();
+    assert_eq!(report.offered, ["nested", "ok"]);
+}
+
 fn result(text: &str) -> CallToolResult {
     let raw = RawObject::parse(text, &Limits::default()).unwrap();
     raw.deserialize().unwrap()

@@ -1,9 +1,13 @@
 //! Argument and result checks against the schemas a server published, compiled once per
 //! catalog, with refusals worded for a model.
 
+mod cost;
+
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, ValidationError, Validator};
 use serde_json::Value;
+
+use crate::PaletteConfig;
 
 /// At most this many problems are reported for one call's arguments: enough for a model to
 /// fix them, short enough not to flood its context.
@@ -25,7 +29,10 @@ impl Schema {
     /// name does not compile, as its rules are not known. Nothing is fetched: this crate
     /// builds `jsonschema` without its HTTP and file resolvers, so a `$ref` that leaves the
     /// schema does not compile.
-    pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
+    ///
+    /// A schema whose check of one value could take more than `config.schema_checks`
+    /// subschemas does not compile either ([`cost`]).
+    pub(crate) fn compile(schema: &Value, config: &PaletteConfig) -> Result<Self, String> {
         let draft = match Draft::Draft202012.detect(schema) {
             Draft::Unknown => {
                 let named = schema
@@ -38,6 +45,7 @@ impl Schema {
             }
             known => known,
         };
+        cost::worst_case(schema, config.limits.nesting_depth, config.schema_checks)?;
         jsonschema::options()
             .with_draft(draft)
             .should_validate_formats(false)
@@ -135,8 +143,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn compile(schema: &Value) -> Result<Schema, String> {
+        Schema::compile(schema, &PaletteConfig::default())
+    }
+
     fn refund() -> Schema {
-        Schema::compile(&json!({
+        compile(&json!({
             "type": "object",
             "properties": {
                 "order_id": {"type": "string"},
@@ -171,7 +183,7 @@ mod tests {
 
     #[test]
     fn nested_paths_read_as_written() {
-        let schema = Schema::compile(&json!({
+        let schema = compile(&json!({
             "type": "object",
             "properties": {"order": {"type": "object", "properties": {
                 "items": {"type": "array", "items": {"type": "object",
@@ -193,7 +205,7 @@ mod tests {
     fn a_remote_reference_does_not_compile() {
         let remote =
             json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}});
-        assert!(Schema::compile(&remote).is_err());
+        assert!(compile(&remote).is_err());
     }
 
     /// A draft-07 tuple (`items` a list, as zod-to-json-schema writes a coordinate pair) is
@@ -209,7 +221,7 @@ mod tests {
             if let Some(dialect) = dialect {
                 schema["$schema"] = json!(dialect);
             }
-            Schema::compile(&schema)
+            compile(&schema)
         };
         for draft7 in [
             "http://json-schema.org/draft-07/schema#",
@@ -241,7 +253,7 @@ mod tests {
     fn a_dialect_of_another_name_does_not_compile() {
         let schema = json!({"$schema": "https://example.com/my-dialect", "type": "object"});
         assert_eq!(
-            Schema::compile(&schema).unwrap_err(),
+            compile(&schema).unwrap_err(),
             "$schema \"https://example.com/my-dialect\" is not a dialect this client knows (JSON Schema drafts 4, 6, 7, 2019-09 and 2020-12)"
         );
     }
