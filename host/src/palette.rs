@@ -41,6 +41,16 @@ pub struct PaletteConfig {
     /// tools in the labelled search sets, the costliest needs 32 (`host/tests/real_schemas.rs`
     /// holds every one of them to compiling).
     pub schema_checks: u64,
+    /// The most steps a schema's `pattern` may backtrack on one string. Default: 100,000.
+    ///
+    /// Patterns with lookaround or backreferences (which real schemas use) are matched by
+    /// backtracking, and a pattern such as `^(a|a)+(?=b)$` backtracks exponentially on a
+    /// string of `a`s: at `fancy-regex`'s own bound, a million steps, one string took 22 ms,
+    /// and each of thousands of items may be checked. At this bound it takes 2 ms, and a real
+    /// schema's lookahead pattern still matches a 90,000-character string. A string whose
+    /// match would need more is refused ("cannot be checked: the server's pattern takes too
+    /// long to match"), never passed.
+    pub pattern_backtracks: usize,
 }
 
 impl Default for PaletteConfig {
@@ -50,6 +60,7 @@ impl Default for PaletteConfig {
             offer: OfferOptions::default(),
             limits: Limits::default(),
             schema_checks: 1_000,
+            pattern_backtracks: 100_000,
         }
     }
 }

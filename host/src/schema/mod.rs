@@ -31,7 +31,8 @@ impl Schema {
     /// schema does not compile.
     ///
     /// A schema whose check of one value could take more than `config.schema_checks`
-    /// subschemas does not compile either ([`cost`]).
+    /// subschemas does not compile either ([`cost`]), and a `pattern` that backtracks more
+    /// than `config.pattern_backtracks` times on a value fails that value.
     pub(crate) fn compile(schema: &Value, config: &PaletteConfig) -> Result<Self, String> {
         let draft = match Draft::Draft202012.detect(schema) {
             Draft::Unknown => {
@@ -49,6 +50,10 @@ impl Schema {
         jsonschema::options()
             .with_draft(draft)
             .should_validate_formats(false)
+            .with_pattern_options(
+                jsonschema::PatternOptions::fancy_regex()
+                    .backtrack_limit(config.pattern_backtracks),
+            )
             .build(schema)
             .map(Schema)
             .map_err(|e| e.to_string())
@@ -92,6 +97,14 @@ fn describe(error: &ValidationError<'_>, part: &str) -> String {
                 format!(" in '{at}'")
             };
             format!("unexpected {part} {}{whose}", names.join(", "))
+        }
+        ValidationErrorKind::BacktrackLimitExceeded { .. } => {
+            let whose = if at.is_empty() {
+                format!("the {part}s")
+            } else {
+                format!("{part} '{at}'")
+            };
+            format!("{whose} cannot be checked: the server's pattern takes too long to match")
         }
         _ if at.is_empty() => format!("the {part}s are invalid: {error}"),
         _ => format!("{part} '{at}' is invalid: {error}"),
@@ -256,5 +269,27 @@ mod tests {
             compile(&schema).unwrap_err(),
             "$schema \"https://example.com/my-dialect\" is not a dialect this client knows (JSON Schema drafts 4, 6, 7, 2019-09 and 2020-12)"
         );
+    }
+
+    /// A pattern that backtracks without end fails the value in words that blame the
+    /// pattern; a real one (Linear's, with two lookaheads) still reads a long value.
+    #[test]
+    fn a_pattern_that_backtracks_too_long_fails_the_value_it_could_not_check() {
+        let schema = |pattern: &str| {
+            compile(&json!({"type": "object", "properties": {
+                "s": {"type": "string", "pattern": pattern}}}))
+            .unwrap()
+        };
+        let evil = schema("^(a|a)+(?=b)$");
+        let aaa = json!({"s": format!("{}!", "a".repeat(40))});
+        assert_eq!(
+            evil.problems(&aaa, "argument"),
+            ["argument 's' cannot be checked: the server's pattern takes too long to match"]
+        );
+        let linear = schema("^(?!.*[Ll][Ii][Nn][Ee][Aa][Rr])(?!.*[Hh][Tt][Tt][Pp][Ss]?://).*$");
+        let long = "ok ".repeat(30_000);
+        assert!(linear.problems(&json!({"s": long}), "argument").is_empty());
+        let named = json!({"s": format!("{long}linear")});
+        assert!(linear.problems(&named, "argument")[0].contains("does not match"));
     }
 }
