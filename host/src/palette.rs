@@ -41,6 +41,14 @@ pub struct PaletteConfig {
     /// tools in the labelled search sets, the costliest needs 32 (`host/tests/real_schemas.rs`
     /// holds every one of them to compiling).
     pub schema_checks: u64,
+    /// The most JSON objects one input or output schema may hold: each subschema is one, and
+    /// so is each `properties` or `$defs` map. Default: 5,000.
+    ///
+    /// Compiling a schema costs more than reading it: over ten thousand `$defs` that `$ref`
+    /// one another `jsonschema` took 0.22 s, and 2.2 s over forty thousand, which one 8 MiB
+    /// listing can hold. The largest schema of the labelled sets' real tools holds 444
+    /// (Plane's intake work items). A larger one does not compile.
+    pub schema_objects: usize,
     /// The most steps a schema's `pattern` may backtrack on one string. Default: 100,000.
     ///
     /// Patterns with lookaround or backreferences (which real schemas use) are matched by
@@ -60,6 +68,7 @@ impl Default for PaletteConfig {
             offer: OfferOptions::default(),
             limits: Limits::default(),
             schema_checks: 1_000,
+            schema_objects: 5_000,
             pattern_backtracks: 100_000,
         }
     }

@@ -243,11 +243,25 @@ fn a_schema_whose_checks_multiply_is_refused_when_the_catalog_arrives() {
     // The bound is the application's: values at most 8 deep and 2^10 checks admit it.
     config.limits.nesting_depth = 8;
     config.schema_checks = 1 << 10;
-    let mut palette = Palette::new(config);
+    let mut palette = Palette::new(config.clone());
     let report = palette
         .set_server("s", &everything, &catalog(&listing))
         .unwrap();
     assert_eq!(report.offered, ["nested", "ok"]);
+    // A schema's size is bounded before its cost is reckoned.
+    config.schema_objects = 8;
+    let mut palette = Palette::new(config);
+    let report = palette
+        .set_server("s", &everything, &catalog(&listing))
+        .unwrap();
+    assert_eq!(report.offered, ["ok"]);
+    assert!(
+        report.quarantined[0]
+            .reason
+            .ends_with("outputSchema: it holds more than 8 objects"),
+        "{:?}",
+        report.quarantined
+    );
 }
 
 fn result(text: &str) -> CallToolResult {

@@ -52,6 +52,29 @@ pub(crate) fn worst_case(schema: &Value, depth: usize, most: u64) -> Result<u64,
     cost.worst(schema, depth)
 }
 
+/// Whether `schema` holds at most `most` JSON objects (each subschema is one, and so is each
+/// `properties` or `$defs` map); if not, why, as a sentence. Compiling a schema costs more
+/// than its size: `jsonschema` took 0.22 s over ten thousand `$defs` that `$ref` one another,
+/// and four times as long over twice as many.
+pub(crate) fn within_size(schema: &Value, most: usize) -> Result<(), String> {
+    let mut objects = 0_usize;
+    let mut pending = vec![schema];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(members) => {
+                objects += 1;
+                if objects > most {
+                    return Err(format!("it holds more than {most} objects"));
+                }
+                pending.extend(members.values());
+            }
+            Value::Array(items) => pending.extend(items),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Every `$anchor` and `$dynamicAnchor` of the document, for `$ref`s written `#name`.
 fn collect_anchors<'s>(value: &'s Value, anchors: &mut HashMap<&'s str, &'s Value>) {
     match value {
@@ -384,6 +407,18 @@ mod tests {
         }
         defs.insert(format!("d{levels}"), json!({"type": "string"}));
         json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d0"}}, "$defs": defs})
+    }
+
+    #[test]
+    fn a_schema_of_more_objects_than_the_bound_is_refused() {
+        let schema = json!({"type": "object", "properties": {
+            "a": {"type": "string"}, "b": {"items": [{"type": "number"}]}}});
+        // The schema, its properties, a, b and b's one item.
+        assert_eq!(within_size(&schema, 5), Ok(()));
+        assert_eq!(
+            within_size(&schema, 4),
+            Err("it holds more than 4 objects".to_owned())
+        );
     }
 
     #[test]

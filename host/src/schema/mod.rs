@@ -30,8 +30,9 @@ impl Schema {
     /// builds `jsonschema` without its HTTP and file resolvers, so a `$ref` that leaves the
     /// schema does not compile.
     ///
-    /// A schema whose check of one value could take more than `config.schema_checks`
-    /// subschemas does not compile either ([`cost`]), and a `pattern` that backtracks more
+    /// A schema of more than `config.schema_objects` objects, or whose check of one value
+    /// could take more than `config.schema_checks` subschemas, does not compile either
+    /// ([`cost`]), and a `pattern` that backtracks more
     /// than `config.pattern_backtracks` times on a value fails that value.
     pub(crate) fn compile(schema: &Value, config: &PaletteConfig) -> Result<Self, String> {
         let draft = match Draft::Draft202012.detect(schema) {
@@ -46,6 +47,7 @@ impl Schema {
             }
             known => known,
         };
+        cost::within_size(schema, config.schema_objects)?;
         cost::worst_case(schema, config.limits.nesting_depth, config.schema_checks)?;
         jsonschema::options()
             .with_draft(draft)
