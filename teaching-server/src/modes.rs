@@ -57,6 +57,10 @@ pub(crate) enum Mode {
     Deaf,
     /// Lists its input schemas without `"type": "object"`, as some real servers do.
     Untyped,
+    /// Lists `word_count` with an output schema whose checks multiply: two branches that
+    /// each descend into the same property, at every level of the value, so that checking a
+    /// deep value takes a validator twice as long per level.
+    CostlySchema,
     /// After the first call, adds `letter_count` to its tools and says so with
     /// `notifications/tools/list_changed` before answering.
     ListChanged,
@@ -83,7 +87,7 @@ pub(crate) enum Mode {
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 34] = [
+    pub(crate) const ALL: [(&'static str, Mode); 35] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -109,6 +113,7 @@ impl Mode {
         ("close-input", Mode::CloseInput),
         ("deaf", Mode::Deaf),
         ("untyped", Mode::Untyped),
+        ("costly-schema", Mode::CostlySchema),
         ("list-changed", Mode::ListChanged),
         ("support", Mode::Support),
         ("unauthorized", Mode::Unauthorized),
@@ -202,6 +207,11 @@ pub(crate) fn tools(mode: Mode) -> Vec<Value> {
                     schema.remove("type");
                 }
             }
+        }
+        Mode::CostlySchema => {
+            tools[0]["outputSchema"] = json!({"$ref": "#/$defs/n", "$defs": {"n": {"anyOf": [
+                {"type": "object", "properties": {"more": {"$ref": "#/$defs/n"}}},
+                {"type": "object", "properties": {"more": {"$ref": "#/$defs/n"}}}]}}});
         }
         Mode::Paginate => {
             for n in 3..=8 {

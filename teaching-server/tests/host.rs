@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use mcp_sansio::{Allowlist, Config, HttpError};
-use mcp_sansio_host::{PaletteConfig, Provider, SEARCH_TOOL};
+use mcp_sansio_host::{PaletteConfig, PaletteError, Provider, SEARCH_TOOL};
 use mcp_sansio_http::HttpClientError;
 use mcp_sansio_stdio::{Host, HostError, HostServer, ServerCommand, StdioError, DEFAULT_GRACE};
 
@@ -52,6 +52,38 @@ fn a_server_that_cannot_start_or_connect_is_reported_and_the_others_work() {
     assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
     let refund = host.call("process_refund", r#"{"order_id":"ORD-1","amount":2}"#);
     assert_eq!(refund.text(), "refunded 2.00 on ORD-1");
+    for (id, status) in host.close(DEFAULT_GRACE) {
+        assert!(status.is_ok(), "{id}: {status:?}");
+    }
+}
+
+/// A schema is the server's to write, and a validator does what it says: this one's checks
+/// double at every level of the value. The host reckons that when the catalog arrives and
+/// refuses the catalog (the default policy) before any call, so nothing can hang on it.
+#[test]
+fn a_server_whose_schema_checks_multiply_is_refused_before_any_call() {
+    let servers = [
+        teaching("stock", "normal", &["word_count"]),
+        teaching("costly", "costly-schema", &["word_count"]),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    let failed: Vec<&str> = failures.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(failed, ["costly"]);
+    assert!(
+        matches!(&failures[0].error, HostError::Palette(PaletteError::Schema(r)) if r.tool == "word_count"),
+        "{}",
+        failures[0]
+    );
+    assert!(
+        failures[0]
+            .to_string()
+            .contains("could take more than 1000 subschemas"),
+        "{}",
+        failures[0]
+    );
+    let servers: Vec<&str> = host.palette().servers().collect();
+    assert_eq!(servers, ["stock"]);
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
     for (id, status) in host.close(DEFAULT_GRACE) {
         assert!(status.is_ok(), "{id}: {status:?}");
     }
