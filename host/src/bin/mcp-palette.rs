@@ -390,18 +390,21 @@ fn held(path: &str) -> Result<Held, String> {
             .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
         for left_out in catalog.quarantined() {
             match &left_out.name {
-                Some(name) => eprintln!(
-                    "mcp-palette: {server}/{name} is left out of the catalog ({})",
-                    left_out.reason
-                ),
+                Some(name) => {
+                    eprintln!(
+                        "mcp-palette: {server}/{name} is left out of the catalog ({})",
+                        left_out.reason
+                    );
+                    held.left_out.push((
+                        server.to_owned(),
+                        name.clone(),
+                        left_out.reason.to_string(),
+                    ));
+                }
                 None => eprintln!(
                     "mcp-palette: {server}'s tool #{} is left out of the catalog ({})",
                     left_out.index, left_out.reason
                 ),
-            }
-            if let Some(name) = &left_out.name {
-                held.left_out
-                    .push((server.to_owned(), name.clone(), left_out.reason.to_string()));
             }
         }
         held.servers.push((server.to_owned(), catalog));
@@ -418,15 +421,12 @@ fn held(path: &str) -> Result<Held, String> {
             .set_server(&id, &everything, catalog)
             .map_err(|e| format!("{path}: server {server:?}: {e}"))?;
         for rejection in report.quarantined {
+            let why = format!("its schema does not compile: {}", rejection.reason);
             eprintln!(
-                "mcp-palette: {server}/{} is left out of the catalog (its schema does not compile: {})",
-                rejection.tool, rejection.reason
+                "mcp-palette: {server}/{} is left out of the catalog ({why})",
+                rejection.tool
             );
-            held.left_out.push((
-                server.clone(),
-                rejection.tool,
-                format!("its schema does not compile: {}", rejection.reason),
-            ));
+            held.left_out.push((server.clone(), rejection.tool, why));
         }
     }
     Ok(held)
