@@ -243,8 +243,12 @@ impl<'s> Cost<'s> {
             .iter()
             .fold(0_u64, |sum, (_, paths)| sum.saturating_add(*paths));
         if let Some(below) = depth.checked_sub(1) {
-            worst = worst.max(self.worst_property(&expansion, below)?);
-            worst = worst.max(self.worst_item(&expansion, below)?);
+            let schemas: Vec<(&'s Map<String, Value>, u64)> = expansion
+                .iter()
+                .filter_map(|(schema, paths)| Some((schema.as_object()?, *paths)))
+                .collect();
+            worst = worst.max(self.worst_property(&schemas, below)?);
+            worst = worst.max(self.worst_item(&schemas, below)?);
         }
         if worst > self.most {
             return Err(format!(
@@ -257,17 +261,30 @@ impl<'s> Cost<'s> {
         Ok(worst)
     }
 
-    /// The worst of `worst` over the subschemas that apply to one property of an object that
-    /// `expansion` checks, for the worst property name.
-    fn worst_property(
+    /// `sum`, plus `worst` of each of `children`, reached by `paths` paths each.
+    fn add_worst(
         &mut self,
-        expansion: &[(&'s Value, u64)],
+        sum: u64,
+        paths: u64,
+        children: impl IntoIterator<Item = &'s Value>,
         depth: usize,
     ) -> Result<u64, String> {
-        let objects: Vec<(&'s Map<String, Value>, u64)> = expansion
-            .iter()
-            .filter_map(|(schema, paths)| Some((schema.as_object()?, *paths)))
-            .collect();
+        let mut sum = sum;
+        for child in children {
+            let cost = self.worst(child, depth)?;
+            sum = sum.saturating_add(paths.saturating_mul(cost));
+        }
+        Ok(sum)
+    }
+
+    /// The worst of `worst` over the subschemas that apply to one property of an object that
+    /// `objects` (an expansion's schemas, with their paths) check, for the worst property
+    /// name.
+    fn worst_property(
+        &mut self,
+        objects: &[(&'s Map<String, Value>, u64)],
+        depth: usize,
+    ) -> Result<u64, String> {
         let names: BTreeSet<&'s str> = objects
             .iter()
             .filter_map(|(members, _)| members.get("properties")?.as_object())
@@ -277,7 +294,7 @@ impl<'s> Cost<'s> {
         // Each name some schema gives, then any other name.
         for name in names.into_iter().map(Some).chain([None]) {
             let mut sum = 0_u64;
-            for &(members, paths) in &objects {
+            for &(members, paths) in objects {
                 self.step(1)?;
                 let named = name.and_then(|name| {
                     members
@@ -300,10 +317,7 @@ impl<'s> Cost<'s> {
                             .into_iter()
                             .filter_map(|keyword| members.get(keyword)),
                     );
-                for child in applied {
-                    let cost = self.worst(child, depth)?;
-                    sum = sum.saturating_add(paths.saturating_mul(cost));
-                }
+                sum = self.add_worst(sum, paths, applied, depth)?;
             }
             worst = worst.max(sum);
         }
@@ -311,7 +325,11 @@ impl<'s> Cost<'s> {
     }
 
     /// The same for one item of an array, for the worst position.
-    fn worst_item(&mut self, expansion: &[(&'s Value, u64)], depth: usize) -> Result<u64, String> {
+    fn worst_item(
+        &mut self,
+        arrays: &[(&'s Map<String, Value>, u64)],
+        depth: usize,
+    ) -> Result<u64, String> {
         let positional = |members: &'s Map<String, Value>| -> &'s [Value] {
             members
                 .get("prefixItems")
@@ -319,10 +337,6 @@ impl<'s> Cost<'s> {
                 .and_then(Value::as_array)
                 .map_or(&[], Vec::as_slice)
         };
-        let arrays: Vec<(&'s Map<String, Value>, u64)> = expansion
-            .iter()
-            .filter_map(|(schema, paths)| Some((schema.as_object()?, *paths)))
-            .collect();
         let positions = arrays
             .iter()
             .map(|(members, _)| positional(members).len())
@@ -332,28 +346,22 @@ impl<'s> Cost<'s> {
         // Each position some schema gives, then any later one.
         for position in (0..positions).map(Some).chain([None]) {
             let mut sum = 0_u64;
-            for &(members, paths) in &arrays {
+            for &(members, paths) in arrays {
                 self.step(1)?;
-                let at = position.and_then(|at| positional(members).get(at));
-                let rest = ["items", "additionalItems"]
+                sum = match position.and_then(|at| positional(members).get(at)) {
+                    Some(at) => self.add_worst(sum, paths, [at], depth)?,
+                    None => {
+                        let rest = ["items", "additionalItems"]
+                            .into_iter()
+                            .filter_map(|keyword| members.get(keyword))
+                            .filter(|items| !items.is_array());
+                        self.add_worst(sum, paths, rest, depth)?
+                    }
+                };
+                let anywhere = ["contains", "unevaluatedItems"]
                     .into_iter()
-                    .filter_map(|keyword| members.get(keyword))
-                    .filter(|items| !items.is_array());
-                let applied: Vec<&'s Value> = match at {
-                    Some(at) => vec![at],
-                    None => rest.collect(),
-                }
-                .into_iter()
-                .chain(
-                    ["contains", "unevaluatedItems"]
-                        .into_iter()
-                        .filter_map(|keyword| members.get(keyword)),
-                )
-                .collect();
-                for child in applied {
-                    let cost = self.worst(child, depth)?;
-                    sum = sum.saturating_add(paths.saturating_mul(cost));
-                }
+                    .filter_map(|keyword| members.get(keyword));
+                sum = self.add_worst(sum, paths, anywhere, depth)?;
             }
             worst = worst.max(sum);
         }
