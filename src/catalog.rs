@@ -74,10 +74,11 @@ impl Tool {
     }
 }
 
-/// How a catalog is read: what to do with an invalid tool, and whether an input schema
-/// with no `type` passes as an object schema.
+/// How a catalog is read: what to do with an invalid tool, whether an input schema with no
+/// `type` passes as an object schema, and whether an optional field written `null` is read
+/// as left out.
 ///
-/// The default is strict on both counts: [`CatalogPolicy::STRICT`].
+/// The default is strict on all three counts: [`CatalogPolicy::STRICT`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct CatalogPolicy {
@@ -85,6 +86,8 @@ pub struct CatalogPolicy {
     pub invalid_tools: InvalidTools,
     /// What to do with an `inputSchema` that has no `type` member.
     pub untyped_schemas: UntypedSchemas,
+    /// What to do with an optional field of a tool written `null`.
+    pub null_fields: NullFields,
 }
 
 impl CatalogPolicy {
@@ -93,12 +96,14 @@ impl CatalogPolicy {
     pub const STRICT: Self = CatalogPolicy {
         invalid_tools: InvalidTools::Refuse,
         untyped_schemas: UntypedSchemas::Refuse,
+        null_fields: NullFields::Refuse,
     };
 
     /// Drop each invalid tool, report it with its reason, and keep the rest.
     pub const QUARANTINE: Self = CatalogPolicy {
         invalid_tools: InvalidTools::Quarantine,
         untyped_schemas: UntypedSchemas::Refuse,
+        null_fields: NullFields::Refuse,
     };
 
     /// This policy, reading an `inputSchema` that has no `type` as an object schema
@@ -106,6 +111,14 @@ impl CatalogPolicy {
     #[must_use]
     pub const fn untyped_schemas_as_objects(mut self) -> Self {
         self.untyped_schemas = UntypedSchemas::AsObject;
+        self
+    }
+
+    /// This policy, reading an optional field written `null` as left out
+    /// ([`NullFields::AsAbsent`]).
+    #[must_use]
+    pub const fn null_fields_as_absent(mut self) -> Self {
+        self.null_fields = NullFields::AsAbsent;
         self
     }
 }
@@ -136,6 +149,24 @@ pub enum UntypedSchemas {
     /// its first member, so that what is offered and validated says what was assumed. A
     /// `type` that is present and not `"object"` is still refused.
     AsObject,
+}
+
+/// What to do with a tool's optional field (`title`, `description`, `outputSchema`,
+/// `annotations`) written `null`.
+///
+/// MCP types each of them as present with a value of its type, or absent; `null` is neither.
+/// Some servers and tools write every field they have no value for as `null` (a Python
+/// tool's `model_dump()` of the SDK's own `Tool`, a language whose JSON writer keeps empty
+/// fields), and the TypeScript SDK's client refuses the whole listing then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum NullFields {
+    /// The tool is invalid ([`ToolRejection::InvalidField`] names the field).
+    #[default]
+    Refuse,
+    /// The field is read as left out, and the tool as if it had not been written. A `null`
+    /// `name` or `inputSchema`, which a tool must have, is still refused.
+    AsAbsent,
 }
 
 /// Why a tool was refused.
@@ -299,7 +330,7 @@ impl CatalogBuilder {
     pub(crate) fn push(&mut self, entry: JsonRef<'_>) -> Result<(), (usize, ToolRejection)> {
         let index = self.seen;
         self.seen += 1;
-        let checked = read_tool(entry, self.policy.untyped_schemas).and_then(|tool| {
+        let checked = read_tool(entry, self.policy).and_then(|tool| {
             if self.tools.iter().any(|t| t.name == tool.name) {
                 Err(ToolRejection::DuplicateName)
             } else {
@@ -358,7 +389,7 @@ fn valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
-fn read_tool(entry: JsonRef<'_>, untyped: UntypedSchemas) -> Result<Tool, ToolRejection> {
+fn read_tool(entry: JsonRef<'_>, policy: CatalogPolicy) -> Result<Tool, ToolRejection> {
     let tool = entry.as_object().ok_or(ToolRejection::NotAnObject)?;
     let ([name, title, description, schema, output_schema, annotations], extra) = tool.split([
         "name",
@@ -368,6 +399,11 @@ fn read_tool(entry: JsonRef<'_>, untyped: UntypedSchemas) -> Result<Tool, ToolRe
         "outputSchema",
         "annotations",
     ]);
+    let [title, description, output_schema, annotations] =
+        [title, description, output_schema, annotations].map(|field| match policy.null_fields {
+            NullFields::AsAbsent => field.filter(|value| !value.is_null()),
+            NullFields::Refuse => field,
+        });
     let name = name
         .and_then(JsonRef::as_str)
         .ok_or(ToolRejection::MissingName)?;
@@ -378,7 +414,7 @@ fn read_tool(entry: JsonRef<'_>, untyped: UntypedSchemas) -> Result<Tool, ToolRe
         .filter(|s| s.is_object())
         .ok_or(ToolRejection::InputSchemaNotObject)?;
     let schema_type = schema.as_object().and_then(|s| s.get("type"));
-    let input_schema = match (schema_type, untyped) {
+    let input_schema = match (schema_type, policy.untyped_schemas) {
         (None, UntypedSchemas::AsObject) => typed_as_object(schema.text()),
         (Some(t), _) if t.as_str().as_deref() == Some("object") => {
             RawObject::from_trusted(schema.to_raw())
@@ -416,6 +452,7 @@ fn typed_as_object(schema: &str) -> RawObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
 
     fn build(policy: CatalogPolicy, entries: &[&str]) -> Result<Catalog, (usize, ToolRejection)> {
         let mut builder = CatalogBuilder::new(policy);
@@ -542,6 +579,47 @@ mod tests {
     }
 
     #[test]
+    fn a_null_optional_field_is_left_out_only_when_the_policy_says_so() {
+        // As a Python tool's `model_dump()` of the SDK's `Tool` writes one: every field it
+        // has no value for is `null`, those MCP defines and those it does not.
+        let dumped = r#"{"name":"word_count","title":null,"description":null,"inputSchema":{"type":"object"},"outputSchema":null,"annotations":null,"icons":null}"#;
+        for field in ["title", "description", "annotations"] {
+            let one = format!(r#"{{"name":"t","inputSchema":{{"type":"object"}},"{field}":null}}"#);
+            assert_eq!(
+                build(CatalogPolicy::STRICT, &[&one]).unwrap_err(),
+                (0, ToolRejection::InvalidField(field))
+            );
+        }
+        assert!(matches!(
+            build(CatalogPolicy::STRICT, &[dumped]).unwrap_err(),
+            (0, ToolRejection::InvalidField(_))
+        ));
+        let lenient = CatalogPolicy::STRICT.null_fields_as_absent();
+        let catalog = build(lenient, &[dumped]).unwrap();
+        let tool = catalog.get("word_count").unwrap();
+        assert_eq!(
+            (&tool.title, &tool.description),
+            (&None, &None),
+            "read as left out"
+        );
+        assert!(tool.output_schema.is_none() && tool.annotations.is_none());
+        // What the core does not read is kept as written.
+        assert_eq!(tool.extra.as_str(), r#"{"icons":null}"#);
+        // A field a tool must have is still refused when null, and a field of the wrong
+        // type is still wrong.
+        let no_schema = r#"{"name":"t","inputSchema":null}"#;
+        let numbered = r#"{"name":"t","inputSchema":{"type":"object"},"title":3}"#;
+        assert_eq!(
+            build(lenient, &[no_schema]).unwrap_err(),
+            (0, ToolRejection::InputSchemaNotObject)
+        );
+        assert_eq!(
+            build(lenient, &[numbered]).unwrap_err(),
+            (0, ToolRejection::InvalidField("title"))
+        );
+    }
+
+    #[test]
     fn offered_means_advertised_and_allowed() {
         let purchase = r#"{"name":"place_purchase","inputSchema":{"type":"object"}}"#;
         let catalog = build(CatalogPolicy::STRICT, &[purchase, GOOD]).unwrap();
@@ -562,6 +640,6 @@ impl<'de> serde::Deserialize<'de> for Tool {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error as _;
         let raw = <RawObject as serde::Deserialize>::deserialize(deserializer)?;
-        read_tool(JsonRef::new(raw.as_str()), UntypedSchemas::Refuse).map_err(D::Error::custom)
+        read_tool(JsonRef::new(raw.as_str()), CatalogPolicy::STRICT).map_err(D::Error::custom)
     }
 }

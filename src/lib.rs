@@ -182,7 +182,8 @@ pub mod fuzzing;
 
 pub use allowlist::Allowlist;
 pub use catalog::{
-    Catalog, CatalogPolicy, InvalidTools, QuarantinedTool, Tool, ToolRejection, UntypedSchemas,
+    Catalog, CatalogPolicy, InvalidTools, NullFields, QuarantinedTool, Tool, ToolRejection,
+    UntypedSchemas,
 };
 pub use client::{Client, Config};
 pub use error::{

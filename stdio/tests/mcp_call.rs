@@ -567,6 +567,29 @@ fn an_untyped_schema_is_refused_unless_asked_for() {
     assert_eq!(server.calls().len(), 1);
 }
 
+#[test]
+fn null_fields_are_refused_unless_asked_for() {
+    let server = Server::new("nulls");
+    let run = server.run(&["--list"], "nulls");
+    run.failed(4, "has the wrong type");
+    let lenient = ["--null-fields-as-absent", "--args", r#"{"text": "a b c"}"#];
+    let run = server.run(&word_count(&lenient), "nulls");
+    run.succeeded();
+    assert_eq!(run.stdout, "3\n");
+    let run = server.run(&["--null-fields-as-absent", "--list", "--json"], "nulls");
+    run.succeeded();
+    let listed: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let word_count = &listed["tools"][1];
+    assert_eq!(word_count["name"], "word_count");
+    for field in ["title", "outputSchema", "annotations"] {
+        assert!(
+            word_count.get(field).is_none(),
+            "{field} is read as left out"
+        );
+    }
+    assert_eq!(server.calls().len(), 1);
+}
+
 /// The teaching server listening over Streamable HTTP, ended when dropped.
 struct HttpServer {
     child: std::process::Child,

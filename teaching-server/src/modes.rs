@@ -57,6 +57,9 @@ pub(crate) enum Mode {
     Deaf,
     /// Lists its input schemas without `"type": "object"`, as some real servers do.
     Untyped,
+    /// Lists every optional field it has no value for as `null` (`title`, `outputSchema`,
+    /// `annotations`), as a Python tool's `model_dump()` of the SDK's `Tool` writes them.
+    Nulls,
     /// Lists `word_count` with an output schema whose checks multiply: two branches that
     /// each descend into the same property, at every level of the value, so that checking a
     /// deep value takes a validator twice as long per level.
@@ -87,7 +90,7 @@ pub(crate) enum Mode {
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 35] = [
+    pub(crate) const ALL: [(&'static str, Mode); 36] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -113,6 +116,7 @@ impl Mode {
         ("close-input", Mode::CloseInput),
         ("deaf", Mode::Deaf),
         ("untyped", Mode::Untyped),
+        ("nulls", Mode::Nulls),
         ("costly-schema", Mode::CostlySchema),
         ("list-changed", Mode::ListChanged),
         ("support", Mode::Support),
@@ -205,6 +209,13 @@ pub(crate) fn tools(mode: Mode) -> Vec<Value> {
             for tool in &mut tools {
                 if let Some(schema) = tool["inputSchema"].as_object_mut() {
                     schema.remove("type");
+                }
+            }
+        }
+        Mode::Nulls => {
+            for tool in &mut tools {
+                for field in ["title", "outputSchema", "annotations"] {
+                    tool[field] = Value::Null;
                 }
             }
         }

@@ -343,9 +343,11 @@ impl Held {
 /// palette leaves out any tool whose schema does not compile. Each tool left out is said on
 /// stderr, with why, and no command ranks, offers or prices it.
 ///
-/// A file may be written by hand. The seeds' own offers read a tool with no `inputSchema` at
-/// all as taking no arguments, and so does this, saying so on stderr; a schema that is there
-/// and wrong still leaves its tool out. A server's name that is not a palette id (`Google
+/// A file may be written by hand, or by a program that writes every field it has no value
+/// for as `null`. The seeds' own offers read a tool with no `inputSchema` at all as taking no
+/// arguments, and so does this, saying so on stderr; a schema that is there and wrong (`null`
+/// included) still leaves its tool out. An optional field written `null` (`title`,
+/// `description`, `outputSchema`, `annotations`) is read as left out. A server's name that is not a palette id (`Google
 /// Maps`) is given one, said on stderr; the other commands print the name as written.
 fn held(path: &str) -> Result<Held, String> {
     let text = read_text(path)?;
@@ -355,7 +357,9 @@ fn held(path: &str) -> Result<Held, String> {
         .get("servers")
         .and_then(Value::as_array)
         .ok_or_else(|| format!("{path} has no \"servers\" array"))?;
-    let policy = CatalogPolicy::QUARANTINE.untyped_schemas_as_objects();
+    let policy = CatalogPolicy::QUARANTINE
+        .untyped_schemas_as_objects()
+        .null_fields_as_absent();
     let mut config = PaletteConfig::default();
     config.policy = policy;
     let mut held = Held {
@@ -648,22 +652,19 @@ fn eval(
             if tools.iter().any(|t| &t.server == server && &t.tool == tool) {
                 continue;
             }
-            // Listed, but not a tool a client would accept: no ranker can find it, so the
-            // query counts as missed (unless another expected tool is found), and the
-            // measure goes on.
-            let why = held
+            // Listed but not a tool a client would accept, or not listed at all (a labelling
+            // slip): no ranker can find it, so the query counts as missed unless another
+            // expected tool is found, and the measure goes on, saying so.
+            let absent = match held
                 .left_out
                 .iter()
                 .find(|(s, t, _)| s == server && t == tool)
-                .map(|(_, _, why)| why)
-                .ok_or_else(|| {
-                    format!(
-                        "{queries_path}: {:?} expects {server}/{tool}, which the catalog does not hold",
-                        query.query
-                    )
-                })?;
+            {
+                Some((_, _, why)) => format!("left out ({why})"),
+                None => "which the catalog does not hold".to_owned(),
+            };
             eprintln!(
-                "mcp-palette: {:?} expects {server}/{tool}, left out ({why}); it can only find its other expected tools",
+                "mcp-palette: {:?} expects {server}/{tool}, {absent}; it can only find its other expected tools",
                 query.query
             );
         }

@@ -70,6 +70,11 @@ struct Cli {
     #[arg(long)]
     untyped_schemas_as_object: bool,
 
+    /// Read a tool's optional field written null (title, description, outputSchema,
+    /// annotations) as left out, instead of refusing the server's catalog.
+    #[arg(long)]
+    null_fields_as_absent: bool,
+
     /// Allow the tool NAME to be called (repeatable). Nothing else may run.
     #[arg(long = "allow", value_name = "NAME")]
     allow: Vec<String>,
@@ -329,6 +334,9 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
     config.protocol = cli.protocol;
     if cli.untyped_schemas_as_object {
         config.catalog_policy = config.catalog_policy.untyped_schemas_as_objects();
+    }
+    if cli.null_fields_as_absent {
+        config.catalog_policy = config.catalog_policy.null_fields_as_absent();
     }
     config.client_name = String::from("mcp-call");
 
