@@ -1,5 +1,5 @@
 //! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`, `unseen/`,
-//! `fifth/`, `chinese/`) and how a ranker's recall over them is counted, for the tests of every ranker.
+//! `fifth/`, `chinese/`, `shop/`) and how a ranker's recall over them is counted, for the tests of every ranker.
 
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
 use mcp_sansio_host::search::{Ranker, ToolText};
@@ -27,6 +27,10 @@ pub(crate) enum Set {
     /// `tests/data/chinese/`: three servers that describe their tools in Chinese, and
     /// queries written in Chinese.
     Chinese,
+    /// `tests/data/shop/`: the seed's experiment rebuilt, 64 tools written by hand (the
+    /// shop's eight, 24 that resemble them, 32 from other domains), and requests for the
+    /// shop's tools.
+    Shop,
 }
 
 impl Set {
@@ -39,6 +43,7 @@ impl Set {
             Set::Unseen => include_str!("../data/unseen/catalog.json"),
             Set::Fifth => include_str!("../data/fifth/catalog.json"),
             Set::Chinese => include_str!("../data/chinese/catalog.json"),
+            Set::Shop => include_str!("../data/shop/catalog.json"),
         })
         .unwrap()
     }
@@ -52,6 +57,7 @@ impl Set {
             Set::Unseen => include_str!("../data/unseen/queries.jsonl"),
             Set::Fifth => include_str!("../data/fifth/queries.jsonl"),
             Set::Chinese => include_str!("../data/chinese/queries.jsonl"),
+            Set::Shop => include_str!("../data/shop/queries.jsonl"),
         }
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
