@@ -105,7 +105,7 @@ pub enum HttpError {
     /// The reply ended, or was a bare `202 Accepted`, without the request's answer.
     NoAnswer,
     /// The reply's stream broke before the answer came (the request may have run), and
-    /// could not be resumed.
+    /// could not be resumed, nor the request sent again.
     StreamBroken,
     /// The server ended the session (404) while the request waited: the session was
     /// renewed, but a request the old one had accepted is not sent again (it may have run).

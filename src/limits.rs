@@ -106,7 +106,7 @@ pub struct Limits {
     pub reply_head_bytes: usize,
     /// How many times one request's reply stream may be resumed (`GET` with
     /// `Last-Event-ID`, 2025-06-18 and 2025-11-25) after it broke or ended before the
-    /// answer. Default: 3.
+    /// answer, or its request sent again under a new id (2026-07-28). Default: 3.
     ///
     /// A server that closes every stream it opens would otherwise have the client reconnect
     /// forever; each attempt also waits the `retry` time the stream asked for, and all of

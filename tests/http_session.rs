@@ -566,20 +566,127 @@ fn a_session_id_that_is_not_visible_ascii_fails_the_connection() {
     }
 }
 
-#[test]
-fn a_broken_stateless_stream_fails_its_request_and_is_not_sent_again() {
-    let mut h = Harness::new(config(ProtocolChoice::Stateless));
+/// A 2026-07-28 session, connected and its tools listed.
+fn modern_listed(config: Config) -> Harness {
+    let mut h = Harness::new(config);
     let connect = h.http.client_mut().connect(h.now).unwrap();
     h.run(&mut modern_server);
     h.outcome(connect).unwrap();
     let list = h.http.client_mut().list_tools(h.now).unwrap();
-    h.run(&mut |_| {
-        let mut reply = sse_reply("id: 1\ndata:\n\n");
-        reply.broken = true;
-        Some(reply)
+    h.run(&mut modern_server);
+    h.outcome(list).unwrap();
+    h.log.clear();
+    h
+}
+
+/// A reply stream that breaks after a priming event, before any answer.
+fn breaking(_: &HttpRequest) -> Option<Reply> {
+    let mut reply = sse_reply("id: 1\ndata:\n\n");
+    reply.broken = true;
+    Some(reply)
+}
+
+/// Each request's id, and its body without it.
+fn ids_and_rest(log: &[HttpRequest]) -> (Vec<i64>, Vec<Value>) {
+    log.iter()
+        .map(|r| {
+            let mut message = body(r);
+            let id = message["id"].as_i64().unwrap();
+            message.as_object_mut().unwrap().remove("id");
+            (id, message)
+        })
+        .unzip()
+}
+
+#[test]
+fn a_broken_stateless_stream_sends_its_request_again_under_a_new_id() {
+    let mut h = modern_listed(config(ProtocolChoice::Stateless));
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    let mut replies = 0;
+    h.run(&mut |r| {
+        replies += 1;
+        if replies == 1 {
+            breaking(r)
+        } else {
+            modern_server(r)
+        }
     });
+    assert_eq!(h.outcome(list).unwrap().tools().len(), 1);
+    assert_eq!(h.methods(), ["tools/list", "tools/list"]);
+    // The same request, headers and all, under a new id: the old one is not reused.
+    let (ids, rest) = ids_and_rest(&h.log);
+    assert_ne!(ids[0], ids[1]);
+    assert_eq!(rest[0], rest[1]);
+    assert_eq!(h.log[0].headers, h.log[1].headers);
+    assert_eq!(h.http.open_exchanges(), 0);
+    assert_eq!(h.http.client().in_flight(), 0);
+}
+
+#[test]
+fn sending_again_is_bounded_and_keeps_the_operations_deadline() {
+    let mut h = modern_listed(config(ProtocolChoice::Stateless));
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut breaking);
     assert_eq!(h.outcome(list), Err(Error::Http(HttpError::StreamBroken)));
-    assert_eq!(h.methods(), ["server/discover", "tools/list"]);
+    let sent = Limits::default().stream_resumes + 1;
+    assert_eq!(h.methods(), vec!["tools/list"; sent]);
+    let (ids, _) = ids_and_rest(&h.log);
+    let mut distinct = ids.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), sent, "a new id each time: {ids:?}");
+    assert_eq!(h.http.client().in_flight(), 0);
+
+    // A stream that breaks once the deadline has passed is not sent again.
+    h.log.clear();
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut |_| None);
+    let exchange = h.log[0].exchange;
+    h.now = h.now.saturating_add(Duration::from_secs(10));
+    h.http.handle_broken(exchange, h.now);
+    h.run(&mut |_| panic!("nothing is sent after the deadline"));
+    assert!(matches!(h.outcome(list), Err(Error::Timeout { .. })));
+}
+
+#[test]
+fn a_tool_call_is_sent_again_only_when_the_application_says_so() {
+    let weather =
+        || RawObject::parse(r#"{"region": "north", "city": "Oslo"}"#, &Limits::default()).unwrap();
+    // By default: it may have run, so it fails, and is posted once.
+    let mut h = modern_listed(config(ProtocolChoice::Stateless));
+    let op = h
+        .http
+        .client_mut()
+        .call_tool("get_weather", &weather(), h.now)
+        .unwrap();
+    h.run(&mut breaking);
+    assert_eq!(h.outcome(op), Err(Error::Http(HttpError::StreamBroken)));
+    assert_eq!(h.methods(), ["tools/call"]);
+
+    // Allowed: posted again under a new id, with the same routing headers.
+    let mut allowing = config(ProtocolChoice::Stateless);
+    allowing.reissue_broken_calls = true;
+    let mut h = modern_listed(allowing);
+    let op = h
+        .http
+        .client_mut()
+        .call_tool("get_weather", &weather(), h.now)
+        .unwrap();
+    let mut replies = 0;
+    h.run(&mut |r| {
+        replies += 1;
+        if replies == 1 {
+            breaking(r)
+        } else {
+            modern_server(r)
+        }
+    });
+    assert_eq!(h.outcome(op).unwrap().text(), "sunny");
+    assert_eq!(h.methods(), ["tools/call", "tools/call"]);
+    assert_eq!(h.log[0].headers, h.log[1].headers);
+    assert_eq!(h.log[1].header("Mcp-Param-Region"), Some("north"));
+    let (ids, rest) = ids_and_rest(&h.log);
+    assert!(ids[0] != ids[1] && rest[0] == rest[1]);
 }
 
 #[test]

@@ -74,6 +74,23 @@ impl Client {
         }
     }
 
+    /// Request `id`'s reply was lost before its answer (2026-07-28): the request is to be
+    /// sent again under a new id, which this returns. Its operation keeps its deadline; the
+    /// old id is remembered as abandoned, so an answer to it after all is late, not unknown.
+    /// `None` when `id` no longer waits (its deadline passed), or when no id is left, and
+    /// then its operation fails with `error`.
+    pub(crate) fn reissue(&mut self, id: i64, error: Error, now: Instant) -> Option<i64> {
+        self.handle_timeout(now);
+        let request = self.requests.remove(id)?;
+        self.requests.remember(id, false);
+        let Some(new) = self.requests.next_id() else {
+            self.finish(request.op, Err(error));
+            return None;
+        };
+        self.requests.insert(new, request);
+        Some(new)
+    }
+
     /// The server ended the session. Every request in flight but `keep` fails (it may have
     /// run, so it is not sent again), and `initialize` is sent again; `keep`, which the old
     /// session never took, waits on under its own deadline for the transport to send it

@@ -53,6 +53,17 @@ pub struct Config {
     /// silence for a stateful server. Default: 2 s. It never takes more than half of the
     /// handshake's deadline, so the fallback to `initialize` always has time.
     pub probe_timeout: Duration,
+    /// Over Streamable HTTP in 2026-07-28, whether a `tools/call` whose reply stream broke or
+    /// ended before its answer is sent again under a new id. Default: `false`, and the call
+    /// fails with [`HttpError::StreamBroken`](crate::HttpError::StreamBroken) (or
+    /// [`HttpError::NoAnswer`](crate::HttpError::NoAnswer), for a stream that ended).
+    ///
+    /// The revision says a broken stream loses its request and the client MUST send it
+    /// again; every other request (a listing, `server/discover`, reading a resource or a
+    /// prompt) is, at most [`Limits::stream_resumes`] times. A tool call may have run before
+    /// the stream broke, and only the application knows whether running it twice is safe:
+    /// set this where every allowed tool may run twice.
+    pub reissue_broken_calls: bool,
 }
 
 impl Config {
@@ -67,6 +78,7 @@ impl Config {
             allowlist,
             catalog_policy: CatalogPolicy::STRICT,
             probe_timeout: Duration::from_secs(2),
+            reissue_broken_calls: false,
         }
     }
 }

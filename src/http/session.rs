@@ -79,13 +79,15 @@ pub struct ReplyHead<'a> {
 struct Exchange {
     id: ExchangeId,
     sent: Sent,
-    /// The body, kept while the server could still say the session expired before reading
-    /// it (a request sent with a session id), so it can be sent again in the new one.
+    /// The body, kept while it may have to be sent again: in a session of the handshake
+    /// revisions, while the server could still say the session expired before reading it (a
+    /// request sent with a session id); in 2026-07-28, until the answer, as a reply stream
+    /// that breaks loses its request (see [`Config::reissue_broken_calls`]).
     body: Option<Vec<u8>>,
     reply: Reply,
     /// A stream's reader, kept across resumptions for its last event id.
     stream: Option<SseReader>,
-    /// How many times the reply stream was resumed.
+    /// How many times the reply stream was resumed, or (2026-07-28) its request sent again.
     resumes: usize,
 }
 
@@ -177,9 +179,11 @@ enum Renewal {
 ///   name, resource URI) on every request, and `Mcp-Param-*` for arguments marked
 ///   `x-mcp-header` (tools whose markers break the rules are left out of the catalog).
 ///   Cancelling, or a deadline, aborts the reply stream: no notification is sent. A stream
-///   that breaks before the answer fails the request with [`HttpError::StreamBroken`]; it is
-///   not sent again under a new id, because a tool call may have run, and only the
-///   application can tell whether running it twice is safe.
+///   that breaks or ends before the answer loses its request, which is sent again under a
+///   new id, as the revision says, at most [`Limits::stream_resumes`] times within its
+///   operation's deadline; except a tool call, which may have run before the stream broke:
+///   it fails with [`HttpError::StreamBroken`] unless the application allows it to run twice
+///   ([`Config::reissue_broken_calls`]).
 /// - **2025-06-18 and 2025-11-25:** the session id from the `initialize` reply (refused
 ///   unless visible ASCII, at most [`Limits::session_id_bytes`]) and `MCP-Protocol-Version`
 ///   on every later request; a server's request on a reply stream answered by a POST (`ping`
@@ -206,6 +210,8 @@ enum Renewal {
 pub struct HttpSession {
     client: Client,
     limits: Limits,
+    /// [`Config::reissue_broken_calls`].
+    reissue_calls: bool,
     session_id: Option<String>,
     exchanges: Vec<Exchange>,
     next_exchange: u64,
@@ -233,10 +239,11 @@ impl HttpSession {
     /// A session that has sent nothing yet; call `client_mut().connect(now)` first.
     #[must_use]
     pub fn new(config: Config) -> Self {
-        let limits = config.limits;
+        let (limits, reissue_calls) = (config.limits, config.reissue_broken_calls);
         HttpSession {
             client: Client::over_http(config),
             limits,
+            reissue_calls,
             session_id: None,
             exchanges: Vec::new(),
             next_exchange: 0,
@@ -472,6 +479,9 @@ impl HttpSession {
         }
         let keep = match sent {
             Sent::Request { .. } if self.session_id.is_some() && !stateless => Some(body.clone()),
+            Sent::Request { method, .. } if stateless && self.reissues(method) => {
+                Some(body.clone())
+            }
             _ => None,
         };
         let reply = match sent {
@@ -573,7 +583,8 @@ impl HttpSession {
         let Some(entry) = self.exchanges.get_mut(at) else {
             return;
         };
-        let (sent, carried_session) = (entry.sent, entry.body.is_some());
+        let carried_session = entry.body.is_some() && self.session_id.is_some();
+        let sent = entry.sent;
         let Sent::Request { id, method } = sent else {
             // 202 (or any status) to a notification or a response: nothing more to read.
             self.forget(at);
@@ -874,8 +885,12 @@ impl HttpSession {
         if !self.client.waits_for(id) {
             return self.forget(at);
         }
-        // Only a session of the handshake revisions resumes streams.
+        // Only a session of the handshake revisions resumes streams; 2026-07-28 sends the
+        // request again instead.
         let resumable = self.session_id.is_some();
+        if !resumable {
+            return self.reissue(at, id, error, now);
+        }
         let Some(entry) = self.exchanges.get_mut(at) else {
             return;
         };
@@ -924,6 +939,47 @@ impl HttpSession {
             at: now.saturating_add(core::time::Duration::from_millis(retry)),
             request,
         });
+    }
+
+    /// Whether a 2026-07-28 request of `method` is sent again when its reply is lost: every
+    /// one but a tool call, which the application may allow
+    /// ([`Config::reissue_broken_calls`]).
+    fn reissues(&self, method: Method) -> bool {
+        method != Method::Call(CallKind::Tool) || self.reissue_calls
+    }
+
+    /// The reply to request `id`, of exchange `at`, was lost before its answer, and no
+    /// stream resumes it. A 2026-07-28 request whose body was kept for this is sent again
+    /// under a new id, as the revision says, at most [`Limits::stream_resumes`] times within
+    /// its operation's deadline; any other fails with `error`.
+    fn reissue(&mut self, at: usize, id: i64, error: HttpError, now: Instant) {
+        let Some(entry) = self.exchanges.get_mut(at) else {
+            return;
+        };
+        let (sent, resumes, body) = (entry.sent, entry.resumes, entry.body.take());
+        self.forget(at);
+        let again = match (sent, body) {
+            (Sent::Request { method, .. }, Some(body)) if resumes < self.limits.stream_resumes => {
+                Some((method, body))
+            }
+            _ => None,
+        };
+        let Some((method, body)) = again else {
+            return self.client.refuse(id, error.into(), false, now);
+        };
+        let Some(new) = self.client.reissue(id, error.clone().into(), now) else {
+            return;
+        };
+        let Some(body) = with_id(&body, id, new) else {
+            return self.client.refuse(new, error.into(), false, now);
+        };
+        let exchange = self.post(Sent::Request { id: new, method }, body);
+        if let Some(entry) = self
+            .position(exchange)
+            .and_then(|at| self.exchanges.get_mut(at))
+        {
+            entry.resumes = resumes + 1;
+        }
     }
 
     /// An error status to request `id`, with its body: a JSON-RPC error in it answers the
@@ -1005,6 +1061,23 @@ impl Exchange {
             resumes: 0,
         }
     }
+}
+
+/// `body`, a request this client wrote as request `old`, written as request `new`: the
+/// envelope writer puts the id first, so only the digits after `{"jsonrpc":"2.0","id":` change.
+fn with_id(body: &[u8], old: i64, new: i64) -> Option<Vec<u8>> {
+    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+    let old = alloc::format!("{old}");
+    let rest = body.strip_prefix(HEAD)?.strip_prefix(old.as_bytes())?;
+    if rest.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let new = alloc::format!("{new}");
+    let mut out = Vec::with_capacity(body.len() + new.len());
+    out.extend_from_slice(HEAD);
+    out.extend_from_slice(new.as_bytes());
+    out.extend_from_slice(rest);
+    Some(out)
 }
 
 /// The two media types a reply may have.

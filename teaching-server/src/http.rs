@@ -24,6 +24,8 @@ struct Shared {
     next_session: u64,
     /// The `expire` mode ends the session once, at the first call.
     expired_once: bool,
+    /// The methods whose first reply the `lost-stream` mode has ended early.
+    lost: HashSet<String>,
     events: u64,
 }
 
@@ -51,6 +53,7 @@ pub(crate) fn serve(addr: &str, serve: Serve, options: Options) -> Result<(), St
         sessions: HashSet::new(),
         next_session: 0,
         expired_once: false,
+        lost: HashSet::new(),
         events: 0,
     }));
     for request in server.incoming_requests() {
@@ -232,6 +235,9 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
     shared.events += 1;
     let event_base = shared.events;
     let mode = shared.serve.mode;
+    // The lost-stream mode ends the first reply to each method before its answer, in
+    // 2026-07-28 (where that loses the request, and nothing resumes the stream).
+    let loses = mode == Mode::LostStream && stateless && shared.lost.insert(method.clone());
     let held = match (mode, &id) {
         (Mode::Parallel, Some(id)) if method == "tools/call" => shared.serve.parallel_delay(id),
         _ => Duration::ZERO,
@@ -253,8 +259,10 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
     if let Some(session) = &new_session {
         headers.extend(with_header("Mcp-Session-Id", session));
     }
-    let stream =
-        sse || messages.len() > 1 || matches!(mode, Mode::EndlessEvent | Mode::EndlessStream);
+    let stream = sse
+        || loses
+        || messages.len() > 1
+        || matches!(mode, Mode::EndlessEvent | Mode::EndlessStream);
     // A whole body is sent with its length; a stream, chunked.
     let whole = |bytes: Vec<u8>| -> (Option<usize>, Box<dyn Read + Send>) {
         (Some(bytes.len()), Box::new(io::Cursor::new(bytes)))
@@ -269,6 +277,10 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
             text.push_str("\n\n");
         }
         let body: Box<dyn Read + Send> = match mode {
+            // The priming event, and the stream ends before the answer.
+            _ if loses => Box::new(io::Cursor::new(
+                format!("id: e{event_base}-0\ndata:\n\n").into_bytes(),
+            )),
             // One event whose data never ends.
             Mode::EndlessEvent if method == "tools/call" => {
                 Box::new(io::Cursor::new(b"data: ".to_vec()).chain(io::repeat(b'x')))

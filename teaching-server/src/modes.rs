@@ -82,6 +82,10 @@ pub(crate) enum Mode {
     EndlessEvent,
     /// Over HTTP: answers a call with a stream of keep-alive comments that never ends.
     EndlessStream,
+    /// Over HTTP in 2026-07-28: the first reply to each method (`server/discover`,
+    /// `tools/list`, `tools/call`) is a stream that ends after its priming event, before the
+    /// answer, the request having run.
+    LostStream,
     /// Answers every call after a delay of up to `--delay-ms`, set by the request's id, so
     /// answers come back out of order (over stdio on a thread of its own; over HTTP, the
     /// reply is held); logs every `notifications/cancelled` it receives
@@ -90,7 +94,7 @@ pub(crate) enum Mode {
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 36] = [
+    pub(crate) const ALL: [(&'static str, Mode); 37] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -126,6 +130,7 @@ impl Mode {
         ("wrong-content-type", Mode::WrongContentType),
         ("endless-event", Mode::EndlessEvent),
         ("endless-stream", Mode::EndlessStream),
+        ("lost-stream", Mode::LostStream),
         ("parallel", Mode::Parallel),
     ];
 

@@ -174,8 +174,9 @@ type Expected = fn(&Error) -> bool;
 
 /// The HTTP failure modes (with the server's extra flags), how each must end, and how many
 /// calls reach the server: one table for both drivers, the blocking transport and the async
-/// one.
-fn http_failures() -> [(&'static str, &'static [&'static str], Expected, usize); 9] {
+/// one. In `lost-stream` the discovery and the listing are sent again and answered, and
+/// the call, which ran, fails.
+fn http_failures() -> [(&'static str, &'static [&'static str], Expected, usize); 10] {
     use ProtocolViolation::{FrameTooLong, UnknownResponseId};
     [
         (
@@ -227,6 +228,12 @@ fn http_failures() -> [(&'static str, &'static [&'static str], Expected, usize);
             1,
         ),
         ("hang", &[], |e| matches!(e, Error::Timeout { .. }), 1),
+        (
+            "lost-stream",
+            &[],
+            |e| matches!(e, Error::Http(HttpError::NoAnswer)),
+            1,
+        ),
     ]
 }
 
@@ -301,4 +308,40 @@ async fn each_http_failure_ends_the_same_way_through_the_async_driver() {
         };
         check_failure(&served, mode, expected, calls, &error, started.elapsed());
     }
+}
+
+/// `lost-stream` with [`Config::reissue_broken_calls`]: the call whose stream was lost is
+/// sent again and answered, and the server's own log shows what that costs: it ran twice,
+/// under two ids. Both drivers.
+#[tokio::test]
+async fn a_lost_call_is_sent_again_only_when_the_application_allows_it() {
+    let args = RawObject::parse(r#"{"text":"a b"}"#, &Limits::default()).unwrap();
+    let ran_twice = |served: &Served| {
+        let log = std::fs::read_to_string(&served.log).unwrap();
+        let ids: Vec<serde_json::Value> = log
+            .lines()
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["id"].clone())
+            .collect();
+        assert!(ids.len() == 2 && ids[0] != ids[1], "{log}");
+    };
+    let (served, mut config) = failing("blocking-reissue", "lost-stream", &[]);
+    config.reissue_broken_calls = true;
+    let mut client = HttpClient::new(&served.url, config).unwrap();
+    client.connect().unwrap();
+    client.list_tools().unwrap();
+    assert_eq!(client.call_tool("word_count", &args).unwrap().text(), "2");
+    ran_twice(&served);
+
+    let (served, mut config) = failing("async-reissue", "lost-stream", &[]);
+    config.reissue_broken_calls = true;
+    let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
+        .await
+        .unwrap();
+    handle.list_tools().await.unwrap();
+    assert_eq!(
+        handle.call_tool("word_count", &args).await.unwrap().text(),
+        "2"
+    );
+    ran_twice(&served);
+    handle.close().await.unwrap();
 }
