@@ -649,6 +649,20 @@ fn sending_again_is_bounded_and_keeps_the_operations_deadline() {
 }
 
 #[test]
+fn an_error_status_whose_body_breaks_ends_the_request_by_its_status() {
+    let mut h = modern_listed(config(ProtocolChoice::Stateless));
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut |_| {
+        let mut reply = json_reply(401, json!({"error": "unauthor"}));
+        reply.body.truncate(12);
+        reply.broken = true;
+        Some(reply)
+    });
+    assert_eq!(h.outcome(list), Err(Error::Http(HttpError::Unauthorized)));
+    assert_eq!(h.methods(), ["tools/list"], "not sent again");
+}
+
+#[test]
 fn a_tool_call_is_sent_again_only_when_the_application_says_so() {
     let weather =
         || RawObject::parse(r#"{"region": "north", "city": "Oslo"}"#, &Limits::default()).unwrap();

@@ -769,7 +769,16 @@ impl HttpSession {
         let Some((at, id)) = self.request_or_forget(exchange) else {
             return;
         };
-        if let Some(reader) = self.exchanges.get_mut(at).and_then(|e| e.stream.as_mut()) {
+        let Some(entry) = self.exchanges.get_mut(at) else {
+            return;
+        };
+        // An error status already said how the request ended; what broke was its body.
+        if let Reply::Refused { status, body } = &mut entry.reply {
+            let (status, body) = (*status, core::mem::take(body));
+            self.forget(at);
+            return self.refused(id, status, &body, now);
+        }
+        if let Some(reader) = entry.stream.as_mut() {
             reader.end_of_stream();
         }
         self.stream_lost(at, id, HttpError::StreamBroken, now);
