@@ -586,6 +586,19 @@ fn breaking(_: &HttpRequest) -> Option<Reply> {
     Some(reply)
 }
 
+/// The modern server, but its first reply breaks as [`breaking`] does.
+fn breaking_once() -> impl FnMut(&HttpRequest) -> Option<Reply> {
+    let mut replies = 0;
+    move |r| {
+        replies += 1;
+        if replies == 1 {
+            breaking(r)
+        } else {
+            modern_server(r)
+        }
+    }
+}
+
 /// Each request's id, and its body without it.
 fn ids_and_rest(log: &[HttpRequest]) -> (Vec<i64>, Vec<Value>) {
     log.iter()
@@ -602,15 +615,7 @@ fn ids_and_rest(log: &[HttpRequest]) -> (Vec<i64>, Vec<Value>) {
 fn a_broken_stateless_stream_sends_its_request_again_under_a_new_id() {
     let mut h = modern_listed(config(ProtocolChoice::Stateless));
     let list = h.http.client_mut().list_tools(h.now).unwrap();
-    let mut replies = 0;
-    h.run(&mut |r| {
-        replies += 1;
-        if replies == 1 {
-            breaking(r)
-        } else {
-            modern_server(r)
-        }
-    });
+    h.run(&mut breaking_once());
     assert_eq!(h.outcome(list).unwrap().tools().len(), 1);
     assert_eq!(h.methods(), ["tools/list", "tools/list"]);
     // The same request, headers and all, under a new id: the old one is not reused.
@@ -686,15 +691,7 @@ fn a_tool_call_is_sent_again_only_when_the_application_says_so() {
         .client_mut()
         .call_tool("get_weather", &weather(), h.now)
         .unwrap();
-    let mut replies = 0;
-    h.run(&mut |r| {
-        replies += 1;
-        if replies == 1 {
-            breaking(r)
-        } else {
-            modern_server(r)
-        }
-    });
+    h.run(&mut breaking_once());
     assert_eq!(h.outcome(op).unwrap().text(), "sunny");
     assert_eq!(h.methods(), ["tools/call", "tools/call"]);
     assert_eq!(h.log[0].headers, h.log[1].headers);
