@@ -435,12 +435,80 @@ fn a_tool_written_without_an_input_schema_is_ranked_as_taking_no_arguments() {
 }
 
 #[test]
+fn catalogs_and_labels_written_in_other_shapes_measure_the_same() {
+    // A set written elsewhere need not be written as ours is; what it says is what counts.
+    let canonical: serde_json::Value = serde_json::from_str(CATALOG).unwrap();
+    let entries = canonical["servers"].as_array().unwrap().clone();
+    let renamed = |key: &str| -> Vec<serde_json::Value> {
+        entries
+            .iter()
+            .map(|entry| {
+                let name = entry["server"].clone();
+                let named = match key {
+                    "serverInfo" => serde_json::json!({"name": name, "version": "1"}),
+                    _ => name,
+                };
+                serde_json::json!({ key: named, "tools": entry["tools"] })
+            })
+            .collect()
+    };
+    let by_name: serde_json::Map<String, serde_json::Value> = entries
+        .iter()
+        .map(|e| (e["server"].as_str().unwrap().to_owned(), e["tools"].clone()))
+        .collect();
+    let shapes = [
+        ("alone", serde_json::Value::Array(entries.clone())),
+        ("name", serde_json::json!({ "servers": renamed("name") })),
+        // What `mcp-call --list --json` prints, taken as it is.
+        (
+            "info",
+            serde_json::json!({ "servers": renamed("serverInfo") }),
+        ),
+        ("map", serde_json::json!({ "servers": by_name })),
+    ];
+    let queries = write("shapes.jsonl", QUERIES);
+    let (code, want, err) = eval(&write("shapes.json", CATALOG), &queries, &["--k", "1,5"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!want.starts_with("recall@1 0.000"), "{want}");
+    // Nothing said: an expected tool not found under its server's name would be.
+    assert_eq!(err, "");
+    for (shape, file) in &shapes {
+        let catalog = write(&format!("shape-{shape}.json"), &file.to_string());
+        let (code, out, err) = eval(&catalog, &queries, &["--k", "1,5"]);
+        assert_eq!((code, err.as_str()), (Some(0), ""), "{shape}");
+        assert_eq!(out, want, "{shape}");
+    }
+    // One pair written flat, pairs written as objects, one object alone.
+    let labels = QUERIES
+        .replace(
+            r#"[["weather","get_forecast"]]"#,
+            r#"["weather","get_forecast"]"#,
+        )
+        .replace(
+            r#"[["files","write_file"]]"#,
+            r#"[{"server":"files","tool":"write_file"}]"#,
+        )
+        .replace(
+            r#"[["files","read_file"]]"#,
+            r#"{"server":"files","tool":"read_file"}"#,
+        );
+    assert_ne!(labels, QUERIES);
+    let (code, out, err) = eval(
+        &write("shapes.json", CATALOG),
+        &write("labels.jsonl", &labels),
+        &["--k", "1,5"],
+    );
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert_eq!(out, want);
+}
+
+#[test]
 fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
     let catalog = write("bad.json", CATALOG);
     let not_a_catalog = write("notcat.json", r#"{"tools":[]}"#);
     let (code, _, err) = palette(&["rank", "--catalog", not_a_catalog.to_str().unwrap(), "x"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("no \"servers\" array"), "{err}");
+    assert!(err.contains("has no \"servers\""), "{err}");
     // One server twice: which listing a tool belongs to would be a guess.
     let twice = write(
         "twice.json",
@@ -455,6 +523,21 @@ fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains("server \"a\" is listed twice"), "{err}");
     }
+    // An entry named nowhere, and a pair of three.
+    let unnamed = write("unnamed.json", r#"{"servers":[{"tools":[]}]}"#);
+    let (code, _, err) = palette(&["rank", "--catalog", unnamed.to_str().unwrap(), "x"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("a server entry has no \"server\" name"),
+        "{err}"
+    );
+    let triple = write(
+        "triple.jsonl",
+        "{\"query\":\"x\",\"expect\":[\"files\",\"read_file\",\"x\"]}\n",
+    );
+    let (code, _, err) = eval(&catalog, &triple, &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("line 1: \"expect\" is not"), "{err}");
     let bad_line = write("badline.jsonl", "{\"query\":\"x\"}\n");
     let (code, _, err) = eval(&catalog, &bad_line, &[]);
     assert_eq!(code, Some(2));

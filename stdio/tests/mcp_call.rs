@@ -209,6 +209,12 @@ fn list_json_prints_the_catalog_every_page_of_it() {
         serde_json::json!({"lucy/owner": "stock-team"})
     );
     assert_eq!(word_count["icons"][0]["mimeType"], "image/png");
+    // The server's self-description rides beside the tools, so that the output names its
+    // server when used as an entry of an `mcp-palette` catalog file.
+    assert_eq!(
+        catalog["serverInfo"],
+        serde_json::json!({"name": "lucy-teaching-server", "version": "1"})
+    );
 }
 
 #[test]

@@ -11,9 +11,10 @@
 //! ```
 //!
 //! The catalog FILE is `{"servers": [{"server": NAME, "tools": [...]}]}`, each `tools` as the
-//! server listed them (`mcp-call --list --json` prints one server's). A query file holds one
-//! JSON object per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...], "kind": TEXT}`
-//! (`kind` optional; a hit on any expected tool counts). With `--tools N`, `eval` ranks each
+//! server listed them: what `mcp-call --list --json` prints is one server's entry as it is,
+//! named by its `serverInfo` unless `"server"` is added. A query file holds one JSON object
+//! per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...], "kind": TEXT}` (`kind`
+//! optional; a hit on any expected tool counts). With `--tools N`, `eval` ranks each
 //! query among N tools only, its expected ones and others drawn from the catalog, to measure
 //! recall at the size of a palette rather than the file's.
 //!
@@ -353,10 +354,7 @@ fn held(path: &str) -> Result<Held, String> {
     let text = read_text(path)?;
     let file: Value =
         serde_json::from_str(&text).map_err(|e| format!("{path} is not JSON: {e}"))?;
-    let servers = file
-        .get("servers")
-        .and_then(Value::as_array)
-        .ok_or_else(|| format!("{path} has no \"servers\" array"))?;
+    let servers = server_entries(path, file)?;
     let policy = CatalogPolicy::QUARANTINE
         .untyped_schemas_as_objects()
         .null_fields_as_absent();
@@ -367,17 +365,13 @@ fn held(path: &str) -> Result<Held, String> {
         palette: Palette::new(config),
         left_out: Vec::new(),
     };
-    for entry in servers {
-        let server = entry
-            .get("server")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("{path}: a server entry has no \"server\" name"))?;
+    for (server, mut tools) in servers {
+        let server = server.as_str();
         // A tool is known by its server and name: a server listed twice would make two
         // tools of one name, or one listing silently replace the other.
         if held.servers.iter().any(|(seen, _)| seen == server) {
             return Err(format!("{path}: server {server:?} is listed twice"));
         }
-        let mut tools = entry.get("tools").cloned().unwrap_or(Value::Null);
         for tool in tools.as_array_mut().into_iter().flatten() {
             if let Some(tool) = tool.as_object_mut() {
                 if !tool.contains_key("inputSchema") {
@@ -434,6 +428,47 @@ fn held(path: &str) -> Result<Held, String> {
         }
     }
     Ok(held)
+}
+
+/// Each server entry of the catalog `file` read from `path`, as its name and its `tools` as
+/// listed (`null` where the entry has none, which the listing's reader refuses).
+///
+/// The file is `{"servers": [ENTRY, ...]}`, or the array of entries alone. An entry is named by
+/// its `"server"`, else its `"name"`, else its `serverInfo.name`: what `mcp-call --list --json`
+/// prints (`serverInfo` and `tools`) is an entry as it is. `"servers"` may instead be an object
+/// from each server's name to its entry or to its array of tools.
+fn server_entries(path: &str, file: Value) -> Result<Vec<(String, Value)>, String> {
+    let tools_of = |entry: &Value| match entry {
+        Value::Array(_) => entry.clone(),
+        _ => entry.get("tools").cloned().unwrap_or(Value::Null),
+    };
+    let servers = match file {
+        Value::Object(mut top) => top.remove("servers"),
+        entries @ Value::Array(_) => Some(entries),
+        _ => None,
+    };
+    match servers {
+        Some(Value::Array(entries)) => entries
+            .iter()
+            .map(|entry| {
+                let name = ["server", "name"]
+                    .iter()
+                    .find_map(|key| entry.get(key).and_then(Value::as_str))
+                    .or_else(|| entry.get("serverInfo")?.get("name")?.as_str())
+                    .ok_or_else(|| {
+                        format!("{path}: a server entry has no \"server\" name (nor \"name\", nor \"serverInfo\" with one)")
+                    })?;
+                Ok((name.to_owned(), tools_of(entry)))
+            })
+            .collect(),
+        Some(Value::Object(by_name)) => Ok(by_name
+            .iter()
+            .map(|(name, entry)| (name.clone(), tools_of(entry)))
+            .collect()),
+        _ => Err(format!(
+            "{path} has no \"servers\": neither an array of server entries nor an object of them by name"
+        )),
+    }
 }
 
 /// The palette id of each of the servers `written`: its name where that is an id, else the
@@ -592,6 +627,29 @@ fn draw(
         .collect()
 }
 
+/// The tools a query's `expect` names: `[[SERVER, TOOL], ...]`, each pair also read when
+/// written `{"server": SERVER, "tool": TOOL}`, and one pair also when written alone, flat
+/// (`[SERVER, TOOL]`) or as such an object. `None` for anything else.
+fn expected(expect: &Value) -> Option<Vec<(String, String)>> {
+    let pair = |pair: &Value| {
+        let (server, tool) = match pair {
+            Value::Array(both) => match both.as_slice() {
+                [server, tool] => (server, tool),
+                _ => return None,
+            },
+            Value::Object(named) => (named.get("server")?, named.get("tool")?),
+            _ => return None,
+        };
+        Some((server.as_str()?.to_owned(), tool.as_str()?.to_owned()))
+    };
+    match expect {
+        Value::Array(pairs) if pairs.iter().all(Value::is_string) => pair(expect).map(|p| vec![p]),
+        Value::Array(pairs) => pairs.iter().map(pair).collect(),
+        Value::Object(_) => pair(expect).map(|p| vec![p]),
+        _ => None,
+    }
+}
+
 fn queries(path: &str) -> Result<Vec<Labelled>, String> {
     let text = read_text(path)?;
     let mut out = Vec::new();
@@ -606,21 +664,9 @@ fn queries(path: &str) -> Result<Vec<Labelled>, String> {
             .get("query")
             .and_then(Value::as_str)
             .ok_or_else(|| bad("no \"query\" text"))?;
-        let expect: Option<Vec<(String, String)>> = value
+        let expect = value
             .get("expect")
-            .and_then(Value::as_array)
-            .and_then(|pairs| {
-                pairs
-                    .iter()
-                    .map(|pair| match pair.as_array().map(Vec::as_slice) {
-                        Some([server, tool]) => {
-                            Some((server.as_str()?.to_owned(), tool.as_str()?.to_owned()))
-                        }
-                        _ => None,
-                    })
-                    .collect()
-            });
-        let expect = expect
+            .and_then(expected)
             .filter(|e| !e.is_empty())
             .ok_or_else(|| bad("\"expect\" is not a non-empty list of [SERVER, TOOL]"))?;
         let kind = value.get("kind").and_then(Value::as_str).map(String::from);

@@ -26,8 +26,8 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Parser};
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock, Error, Limits,
-    ProtocolChoice, ProtocolVersion, RawObject,
+    Allowlist, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock, Error, Implementation,
+    Limits, ProtocolChoice, ProtocolVersion, RawObject,
 };
 use mcp_sansio_host::{Palette, PaletteConfig, Provider};
 use mcp_sansio_http::{HttpClient, HttpClientError};
@@ -61,7 +61,8 @@ struct Cli {
     #[arg(long, value_name = "JSON", requires = "call", conflicts_with = "list")]
     args: Option<String>,
 
-    /// Print the catalog, or the whole result, as JSON.
+    /// Print the catalog (its tools, and the server's `serverInfo` beside them), or the whole
+    /// result, as JSON.
     #[arg(long)]
     json: bool,
 
@@ -394,15 +395,16 @@ enum Remote<'a> {
 }
 
 impl Remote<'_> {
-    fn connect(&mut self) -> Result<(), Failure> {
+    /// Runs the handshake; the server's self-description, if it gave one.
+    fn connect(&mut self) -> Result<Option<Implementation>, Failure> {
         match self {
             Remote::Stdio(server, stderr) => server
                 .connect()
-                .map(drop)
+                .map(|c| c.server_info)
                 .map_err(|e| Failure::of("connecting", &e, stderr)),
             Remote::Http(server) => server
                 .connect()
-                .map(drop)
+                .map(|c| c.server_info)
                 .map_err(|e| Failure::of_http("connecting", &e)),
         }
     }
@@ -437,10 +439,10 @@ fn session(
     limits: &Limits,
     call: Option<&(&str, RawObject)>,
 ) -> Result<(), Failure> {
-    server.connect()?;
+    let server_info = server.connect()?;
     let catalog = server.list_tools()?;
     if cli.list {
-        print(&render_catalog(&catalog, cli.json));
+        print(&render_catalog(&catalog, server_info.as_ref(), cli.json));
         return Ok(());
     }
     // The application's half: what a model may hear of, and the schema check of a call.
@@ -491,11 +493,17 @@ fn session(
     Ok(())
 }
 
-fn render_catalog(catalog: &Catalog, json: bool) -> String {
+/// The listing: one line per tool, or as JSON `{"tools": [...]}` with the server's
+/// `serverInfo` beside it when it gave one, so that the output is one server's entry of an
+/// `mcp-palette` catalog file as it is (named by `serverInfo.name` unless `"server"` is added).
+fn render_catalog(catalog: &Catalog, server_info: Option<&Implementation>, json: bool) -> String {
     let mut out = String::new();
     if json {
         let tools: Vec<String> = catalog.tools().iter().map(|t| t.to_json()).collect();
-        let _ = writeln!(out, "{{\"tools\":[{}]}}", tools.join(","));
+        let info = server_info
+            .map(|info| format!("\"serverInfo\":{},", info.to_json()))
+            .unwrap_or_default();
+        let _ = writeln!(out, "{{{info}\"tools\":[{}]}}", tools.join(","));
     } else {
         for tool in catalog.tools() {
             let first = tool.description.as_deref().unwrap_or("").lines().next();
