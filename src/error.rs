@@ -48,6 +48,17 @@ pub enum Error {
     Cancelled,
 }
 
+impl Error {
+    /// Whether the server refused the request for its HTTP headers (-32020, 2026-07-28). For
+    /// a tool call, the `Mcp-Param-*` headers come from the tool's declaration as listed, which
+    /// the server may have changed since: the revision says a client SHOULD list the tools
+    /// again and send the call once more, as the HTTP drivers' `call_tool` does. The server
+    /// refuses such a call before it runs, so sending it again cannot run it twice.
+    pub fn is_header_mismatch(&self) -> bool {
+        matches!(self, Error::Rpc(e) if e.code == crate::ErrorCode::HEADER_MISMATCH)
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

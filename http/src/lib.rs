@@ -324,18 +324,34 @@ impl HttpClient {
     }
 
     /// Calls a tool that is allowed and advertised; anything else is refused before a byte
-    /// is sent.
+    /// is sent. A call the server refuses for its `Mcp-Param-*` headers
+    /// ([`Error::is_header_mismatch`]) is sent once more after the tools are listed again,
+    /// with the headers the new listing declares (and refused if the tool is no longer
+    /// advertised).
     ///
     /// # Errors
-    /// The refusal, or whatever ended the call.
+    /// The refusal, or whatever ended the call (or its second sending, or the listing
+    /// between them).
     pub fn call_tool(
         &mut self,
         name: &str,
         arguments: &RawObject,
     ) -> Result<CallToolResult, HttpClientError> {
-        let now = self.now();
-        let op = self.session.client_mut().call_tool(name, arguments, now)?;
-        self.run(op)
+        let call = |client: &mut Self| {
+            let now = client.now();
+            let op = client
+                .session
+                .client_mut()
+                .call_tool(name, arguments, now)?;
+            client.run(op)
+        };
+        match call(self) {
+            Err(HttpClientError::Mcp(error)) if error.is_header_mismatch() => {
+                self.list_tools()?;
+                call(self)
+            }
+            outcome => outcome,
+        }
     }
 
     /// Performs requests and reads replies until operation `op` ends; returns what it

@@ -73,6 +73,32 @@ fn header(request: &Request, name: &'static str) -> Option<String> {
         .map(|h| h.value.as_str().to_owned())
 }
 
+/// In `moved-header` and `moving-header`, the refusal (-32020) of a call whose `region` is
+/// not in the header the server now declares for it, as a 2026-07-28 server checks what it
+/// declared; `None` for every other request.
+fn moved_header(request: &Request, message: &Value, serve: &Serve) -> Option<Value> {
+    if message["method"] != "tools/call" {
+        return None;
+    }
+    let declared = crate::modes::region_header(serve.mode, serve.listed)?;
+    let region = message["params"]["arguments"]["region"].as_str()?;
+    let sent = header(
+        request,
+        if declared == "Zone" {
+            "mcp-param-zone"
+        } else {
+            "mcp-param-region"
+        },
+    );
+    (sent.as_deref() != Some(region)).then(|| {
+        rpc_error(
+            message.get("id").unwrap_or(&Value::Null),
+            -32020,
+            &format!("Mcp-Param-{declared} does not match the argument region"),
+        )
+    })
+}
+
 /// The header `name: value`; `None` only for bytes a header cannot hold, which this server
 /// never writes.
 fn with_header(name: &str, value: &str) -> Option<Header> {
@@ -186,6 +212,11 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
                 -32020,
                 "Mcp-Method does not match the body",
             );
+            drop(shared);
+            let _ = request.respond(status(400, &refusal));
+            return;
+        }
+        if let Some(refusal) = moved_header(&request, &message, &shared.serve) {
             drop(shared);
             let _ = request.respond(status(400, &refusal));
             return;

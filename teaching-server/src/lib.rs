@@ -41,6 +41,8 @@ struct Serve {
     /// A `tools/call` held back, for the `reverse` mode.
     held: Option<Value>,
     calls: usize,
+    /// How many listings have been answered (their first pages).
+    listed: usize,
     /// The ids (as JSON text) of the calls the client cancelled, for the `parallel` mode's
     /// answering threads.
     cancelled: Arc<Mutex<HashSet<String>>>,
@@ -144,6 +146,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         last_answered: None,
         held: None,
         calls: 0,
+        listed: 0,
         cancelled: Arc::default(),
     };
     if let Some(addr) = option(args, "--http") {
@@ -338,6 +341,13 @@ impl Serve {
             .and_then(|c| c.strip_prefix("page-"))
             .and_then(|n| n.parse().ok())
             .unwrap_or(0);
+        if let Some(header) = modes::region_header(self.mode, self.listed) {
+            tools[0]["inputSchema"]["properties"]["region"] =
+                json!({"type": "string", "x-mcp-header": header});
+        }
+        if page == 0 {
+            self.listed += 1;
+        }
         let mut result = match self.mode {
             Mode::Paginate => {
                 let chunk: Vec<&Value> = tools.iter().skip(page * 3).take(3).collect();

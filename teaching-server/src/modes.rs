@@ -86,6 +86,14 @@ pub(crate) enum Mode {
     /// `tools/list`, `tools/call`) is a stream that ends after its priming event, before the
     /// answer, the request having run.
     LostStream,
+    /// Over HTTP in 2026-07-28: `word_count` takes a `region` mirrored into a header, which
+    /// the server moves after its first listing (`Mcp-Param-Region`, then `Mcp-Param-Zone`),
+    /// as a redeployed server would; a call whose header is not the one the server now
+    /// declares is refused with -32020, before it runs.
+    MovedHeader,
+    /// As `moved-header`, but the header moves at every listing, so that a client's listing
+    /// is always one behind and every call is refused.
+    MovingHeader,
     /// Answers every call after a delay of up to `--delay-ms`, set by the request's id, so
     /// answers come back out of order (over stdio on a thread of its own; over HTTP, the
     /// reply is held); logs every `notifications/cancelled` it receives
@@ -94,7 +102,7 @@ pub(crate) enum Mode {
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 37] = [
+    pub(crate) const ALL: [(&'static str, Mode); 39] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -131,6 +139,8 @@ impl Mode {
         ("endless-event", Mode::EndlessEvent),
         ("endless-stream", Mode::EndlessStream),
         ("lost-stream", Mode::LostStream),
+        ("moved-header", Mode::MovedHeader),
+        ("moving-header", Mode::MovingHeader),
         ("parallel", Mode::Parallel),
     ];
 
@@ -166,6 +176,18 @@ fn tool(name: &str, description: &str) -> Value {
         "description": description,
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}
     })
+}
+
+/// The header that `word_count`'s `region` is mirrored into in `mode`, once the server has
+/// answered `listed` listings: `None` in the modes without one. What the next listing says,
+/// and what a call must send.
+pub(crate) fn region_header(mode: Mode, listed: usize) -> Option<&'static str> {
+    let moved = match mode {
+        Mode::MovedHeader => listed > 0,
+        Mode::MovingHeader => listed % 2 == 1,
+        _ => return None,
+    };
+    Some(if moved { "Zone" } else { "Region" })
 }
 
 /// The tool `list-changed` adds after the first call.

@@ -345,3 +345,72 @@ async fn a_lost_call_is_sent_again_only_when_the_application_allows_it() {
     ran_twice(&served);
     handle.close().await.unwrap();
 }
+
+/// `moved-header`: the server moves `word_count`'s `Mcp-Param-*` header after the client
+/// listed, and refuses the call made with the old one (-32020) before it runs. Each driver
+/// lists again and sends the call once more, with the header the new listing declares: it
+/// is answered, and ran once. In `moving-header` the listing is always one behind: the
+/// call is sent twice, refused twice, and fails with the server's -32020, having never run.
+#[tokio::test]
+async fn a_call_refused_for_a_moved_header_is_sent_again_after_listing_anew() {
+    let args =
+        RawObject::parse(r#"{"text":"a b","region":"eu-west"}"#, &Limits::default()).unwrap();
+    let ran = |served: &Served| {
+        let log = std::fs::read_to_string(&served.log).unwrap_or_default();
+        log.lines().count()
+    };
+    let header_of = |catalog: &mcp_sansio::Catalog| {
+        let tool = catalog.get("word_count").unwrap();
+        tool.param_headers().unwrap()[0].header_name()
+    };
+
+    let (served, config) = failing("blocking", "moved-header", &[]);
+    let mut client = HttpClient::new(&served.url, config).unwrap();
+    client.connect().unwrap();
+    assert_eq!(header_of(&client.list_tools().unwrap()), "Mcp-Param-Region");
+    assert_eq!(client.call_tool("word_count", &args).unwrap().text(), "2");
+    assert_eq!(ran(&served), 1);
+    let listed = client.client().catalog().unwrap();
+    assert_eq!(
+        header_of(listed),
+        "Mcp-Param-Zone",
+        "the client's catalog is the new one"
+    );
+
+    let (served, config) = failing("async", "moved-header", &[]);
+    let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
+        .await
+        .unwrap();
+    handle.list_tools().await.unwrap();
+    assert_eq!(
+        handle.call_tool("word_count", &args).await.unwrap().text(),
+        "2"
+    );
+    assert_eq!(ran(&served), 1);
+    handle.close().await.unwrap();
+
+    let refused = |error: &Error| {
+        assert!(error.is_header_mismatch(), "{error:?}");
+        assert!(error.to_string().contains("Mcp-Param-"), "{error}");
+    };
+    let (served, config) = failing("blocking", "moving-header", &[]);
+    let mut client = HttpClient::new(&served.url, config).unwrap();
+    client.connect().unwrap();
+    client.list_tools().unwrap();
+    match client.call_tool("word_count", &args) {
+        Err(HttpClientError::Mcp(error)) => refused(&error),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(ran(&served), 0);
+    let (served, config) = failing("async", "moving-header", &[]);
+    let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
+        .await
+        .unwrap();
+    handle.list_tools().await.unwrap();
+    match handle.call_tool("word_count", &args).await {
+        Err(AsyncError::Mcp(error)) => refused(&error),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(ran(&served), 0);
+    handle.close().await.unwrap();
+}

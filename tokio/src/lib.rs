@@ -272,19 +272,30 @@ impl Handle {
     }
 
     /// Calls a tool that is allowed and advertised; anything else is refused before a byte
-    /// is written. Dropping the future cancels the call.
+    /// is written. Dropping the future cancels the call. Over Streamable HTTP, a call the
+    /// server refuses for its `Mcp-Param-*` headers ([`Error::is_header_mismatch`]) is sent
+    /// once more after the tools are listed again, with the headers the new listing declares.
     ///
     /// # Errors
-    /// The refusal, whatever ended the call, or [`AsyncError::Ended`].
+    /// The refusal, whatever ended the call (or its second sending, or the listing between
+    /// them), or [`AsyncError::Ended`].
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: &RawObject,
     ) -> Result<CallToolResult, AsyncError> {
-        let name = name.to_owned();
-        let arguments = arguments.clone();
-        self.run(move |client, now| client.call_tool(&name, &arguments, now))
-            .await
+        let call = || {
+            let name = name.to_owned();
+            let arguments = arguments.clone();
+            self.run(move |client, now| client.call_tool(&name, &arguments, now))
+        };
+        match call().await {
+            Err(AsyncError::Mcp(error)) if error.is_header_mismatch() => {
+                self.list_tools().await?;
+                call().await
+            }
+            outcome => outcome,
+        }
     }
 
     /// Starts an operation of your own on the client (any of its commands) and waits for
