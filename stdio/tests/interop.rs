@@ -49,15 +49,23 @@ enum Peer {
     Python1,
     /// `@modelcontextprotocol/server-everything` on stdio.
     Everything,
+    /// `mcp` 2.x with the routed_count script (over HTTP only): a tool whose arguments are
+    /// mirrored into `Mcp-Param-*` headers, which the SDK checks.
+    Routed,
 }
 
 impl Peer {
     /// The program and arguments that start the server.
     fn argv(self) -> Vec<PathBuf> {
         let peers = peers();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/word_count_server.py");
+        let interop = Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop");
+        let script = interop.join("word_count_server.py");
         match self {
             Peer::Python2 => vec![peers.join("mcp2/bin/python"), script],
+            Peer::Routed => vec![
+                peers.join("mcp2/bin/python"),
+                interop.join("routed_server.py"),
+            ],
             Peer::Python1 => vec![peers.join("mcp1/bin/python"), script],
             Peer::Everything => vec![
                 peers.join("node_modules/.bin/mcp-server-everything"),
@@ -87,6 +95,11 @@ impl Peer {
                 r#"{"message":"hi from mcp-sansio"}"#,
                 "Echo: hi from mcp-sansio",
             ),
+            Peer::Routed => (
+                "regional_count",
+                r#"{"text":"vanilla stock","region":"eu-west","shard":7,"dry_run":true}"#,
+                "2 words; region='eu-west' shard=7 dry_run=True",
+            ),
         }
     }
 
@@ -95,7 +108,7 @@ impl Peer {
     /// for that to finish, so a listing right after the handshake may come before it.
     fn tools(self) -> std::ops::RangeInclusive<usize> {
         match self {
-            Peer::Python2 | Peer::Python1 => 1..=1,
+            Peer::Python2 | Peer::Python1 | Peer::Routed => 1..=1,
             Peer::Everything => 12..=13,
         }
     }
@@ -552,7 +565,7 @@ impl HttpPeer {
             Peer::Everything => {
                 command.arg("streamableHttp").env("PORT", port.to_string());
             }
-            Peer::Python1 | Peer::Python2 => {
+            Peer::Python1 | Peer::Python2 | Peer::Routed => {
                 command.args(&argv[1..]).args(["--http", &port.to_string()]);
                 if json {
                     command.arg("--json");
@@ -688,4 +701,106 @@ fn over_http_python_sdk_1_and_server_everything_speak_the_handshake_with_session
             server.command_line(protocol);
         }
     }
+}
+
+/// The official Python SDK checks every `Mcp-Param-*` header against the call's arguments
+/// and refuses a mismatch with -32020 (shown first, with a header of our own making): each
+/// argument below reaches its tool through both drivers, so each header the client wrote,
+/// plain or in base64, is what the SDK reads back. The values are those a header cannot
+/// hold as they are (outer spaces, controls, non-ASCII, a value that looks encoded), an
+/// empty one, integers past 32 bits and negative, both booleans, and optional arguments
+/// left out (no header).
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn over_http_python_sdk_2_reads_back_every_mcp_param_header() {
+    use std::io::{Read, Write};
+    let server = HttpPeer::start(Peer::Routed, false);
+    let address = server.url.trim_start_matches("http://");
+    let address = &address[..address.find('/').unwrap()];
+    let body = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"regional_count","arguments":{"text":"a","region":"Basel"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut raw = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        raw,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: regional_count\r\nMcp-Param-Region: Bern\r\n\
+         Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    raw.read_to_string(&mut reply).unwrap();
+    assert!(
+        reply.starts_with("HTTP/1.1 400") && reply.contains("-32020"),
+        "the SDK checks the headers: {reply}"
+    );
+
+    server.session(ProtocolChoice::Auto, Some(ProtocolVersion::V2026_07_28));
+    let cases = [
+        (
+            r#""region":" padded ""#,
+            "region=' padded ' shard=0 dry_run=False",
+        ),
+        (
+            r#""region":"tab\there""#,
+            "region='tab\\there' shard=0 dry_run=False",
+        ),
+        (
+            r#""region":"Zürich 日本""#,
+            "region='Zürich 日本' shard=0 dry_run=False",
+        ),
+        (
+            r#""region":"=?base64?Zm9v?=""#,
+            "region='=?base64?Zm9v?=' shard=0 dry_run=False",
+        ),
+        (
+            r#""region":"a,b;c=\"d\"""#,
+            "region='a,b;c=\"d\"' shard=0 dry_run=False",
+        ),
+        (r#""region":"""#, "region='' shard=0 dry_run=False"),
+        (
+            r#""region":"x","shard":-3"#,
+            "region='x' shard=-3 dry_run=False",
+        ),
+        (
+            r#""region":"x","shard":12345678901234"#,
+            "region='x' shard=12345678901234 dry_run=False",
+        ),
+        (
+            r#""region":"x","dry_run":false"#,
+            "region='x' shard=0 dry_run=False",
+        ),
+    ];
+    let mut client =
+        HttpClient::new(&server.url, config(Peer::Routed, ProtocolChoice::Auto)).unwrap();
+    client.connect().unwrap();
+    client.list_tools().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (handle, _events) = runtime
+        .block_on(mcp_sansio_tokio::connect_http(
+            &server.url,
+            &[],
+            config(Peer::Routed, ProtocolChoice::Auto),
+        ))
+        .unwrap();
+    runtime.block_on(handle.list_tools()).unwrap();
+    for (arguments, said) in cases {
+        let arguments = RawObject::parse(
+            &format!(r#"{{"text":"a",{arguments}}}"#),
+            &Limits::default(),
+        )
+        .unwrap();
+        let want = format!("1 words; {said}");
+        let result = client.call_tool("regional_count", &arguments).unwrap();
+        assert_eq!(result.text(), want, "blocking");
+        let result = runtime
+            .block_on(handle.call_tool("regional_count", &arguments))
+            .unwrap();
+        assert_eq!(result.text(), want, "async");
+    }
+    runtime.block_on(handle.close()).unwrap();
+    client.close();
 }
