@@ -200,6 +200,9 @@ pub struct HttpClient {
     events: KeptEvents,
     /// Why the last exchange that got no reply at all failed, for the error of its operation.
     unreachable: Option<String>,
+    /// The catalog [`call_tool`](Self::call_tool) listed anew after a header mismatch, until
+    /// [`take_relisted`](Self::take_relisted).
+    relisted: Option<Catalog>,
 }
 
 impl fmt::Debug for HttpClient {
@@ -251,6 +254,7 @@ impl HttpClient {
             aborted: Arc::new(Mutex::new(HashSet::new())),
             events: KeptEvents::new(events_kept),
             unreachable: None,
+            relisted: None,
         })
     }
 
@@ -294,6 +298,14 @@ impl HttpClient {
     /// [`events_lost`](Self::events_lost). The ends of operations are always kept.
     pub fn take_events(&mut self) -> Vec<Event> {
         self.events.take_all()
+    }
+
+    /// The catalog that [`call_tool`](Self::call_tool) listed anew after a header mismatch
+    /// (the server having changed a tool's declaration), if it did since the last look: an
+    /// application that keeps its own view of the tools, a host's palette, updates it from
+    /// this. The client's own catalog is already this one.
+    pub fn take_relisted(&mut self) -> Option<Catalog> {
+        self.relisted.take()
     }
 
     /// How many notifications and late answers were dropped because
@@ -347,7 +359,7 @@ impl HttpClient {
         };
         match call(self) {
             Err(HttpClientError::Mcp(error)) if error.is_header_mismatch() => {
-                self.list_tools()?;
+                self.relisted = Some(self.list_tools()?);
                 call(self)
             }
             outcome => outcome,

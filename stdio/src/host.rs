@@ -249,7 +249,9 @@ impl Host {
     /// result. A server that turns out to be gone leaves the host, and is reported by
     /// [`take_failures`](Host::take_failures). A `tools/list_changed` from the server behind
     /// the call is acted on before returning: its catalog is listed again and the palette
-    /// updated (surviving tools keep their names).
+    /// updated (surviving tools keep their names). So is the listing an HTTP server's call
+    /// made after the server refused it for a moved `Mcp-Param-*` header
+    /// ([`HttpClient::take_relisted`](mcp_sansio_http::HttpClient::take_relisted)).
     ///
     /// A call of [`SEARCH_TOOL`] is the host's own: BM25 over the palette, the tools found
     /// disclosed and listed for the model; no server hears of it.
@@ -291,24 +293,33 @@ impl Host {
         observation
     }
 
-    /// Looks at what server `id` said besides the answer: a list change is listed again; a
-    /// server that is `gone`, or whose connection failed, leaves the host.
+    /// Looks at what server `id` said besides the answer: a list change is listed again, and
+    /// a listing the call made itself (after a header mismatch) taken; a server that is
+    /// `gone`, or whose connection failed, leaves the host.
     fn after_call(&mut self, id: &str, mut gone: Option<HostError>) {
         let Some(server) = self.servers.get_mut(id) else {
             return;
         };
-        let mut relist = false;
+        let relisted = server.link.take_relisted();
+        let mut changed = false;
         for event in server.link.take_events() {
             match event {
                 Event::Notification(ServerNotification::ListChanged(ListKind::Tools)) => {
-                    relist = true;
+                    changed = true;
                 }
                 Event::Failed(error) => gone = Some(server.link.failed(error)),
                 _ => {}
             }
         }
-        if gone.is_none() && relist {
-            match server.link.list_tools() {
+        // A list change is listed again; a call refused for a moved header was sent again
+        // after a listing of its own, which the palette takes as it is.
+        let listed = match (changed, relisted) {
+            _ if gone.is_some() => None,
+            (true, _) => Some(server.link.list_tools()),
+            (false, relisted) => relisted.map(Ok),
+        };
+        if let Some(listed) = listed {
+            match listed {
                 Ok(catalog) => {
                     if let Err(e) = self.palette.set_server(id, &server.allowlist, &catalog) {
                         self.drop_server(id, HostError::Palette(e));
@@ -405,6 +416,14 @@ impl Link {
         match self {
             Link::Process(client) => client.call_tool(tool, arguments).map_err(HostError::Stdio),
             Link::Http(client) => client.call_tool(tool, arguments).map_err(HostError::Http),
+        }
+    }
+
+    /// The listing the last call made after a header mismatch (HTTP only).
+    fn take_relisted(&mut self) -> Option<Catalog> {
+        match self {
+            Link::Process(_) => None,
+            Link::Http(client) => client.take_relisted(),
         }
     }
 

@@ -373,3 +373,36 @@ fn an_http_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
     assert_eq!(host.call("word_count", r#"{"text":"a b"}"#).text(), "2");
     assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
 }
+
+/// A host over an HTTP server that moves a tool's `Mcp-Param-*` header after it was listed:
+/// the call, refused for the old header, is sent again after a new listing and answered,
+/// and the palette takes that listing, so the host's view of the tool is the server's.
+#[test]
+fn a_call_refused_for_a_moved_header_is_answered_and_the_palette_takes_the_new_listing() {
+    let remote = Served::start("host-moved", &["--mode", "moved-header"]);
+    let server = HostServer::http("stock", &remote.url, &[], common::config(&["word_count"]));
+    let (mut host, failures) = Host::start([server], PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let marker = |host: &Host| {
+        let tool = host
+            .palette()
+            .tools()
+            .find(|t| t.name == "word_count")
+            .unwrap();
+        let schema = tool.tool.input_schema.as_str();
+        ["Region", "Zone"]
+            .into_iter()
+            .find(|m| schema.contains(&format!("\"x-mcp-header\":\"{m}\"")))
+    };
+    assert_eq!(marker(&host), Some("Region"));
+    let observation = host.call("word_count", r#"{"text":"a b c","region":"eu-west"}"#);
+    assert_eq!(observation.text(), "3");
+    assert_eq!(marker(&host), Some("Zone"));
+    assert_eq!(
+        remote.calls().len(),
+        1,
+        "refused before it ran, then ran once"
+    );
+    assert!(host.take_failures().is_empty());
+    host.close(DEFAULT_GRACE);
+}

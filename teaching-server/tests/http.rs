@@ -376,17 +376,30 @@ async fn a_call_refused_for_a_moved_header_is_sent_again_after_listing_anew() {
         "Mcp-Param-Zone",
         "the client's catalog is the new one"
     );
+    let relisted = client.take_relisted().unwrap();
+    assert_eq!(
+        header_of(&relisted),
+        "Mcp-Param-Zone",
+        "and the application is told"
+    );
+    assert!(client.take_relisted().is_none());
 
     let (served, config) = failing("async", "moved-header", &[]);
     let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
         .await
         .unwrap();
     handle.list_tools().await.unwrap();
+    assert!(handle.take_relisted().is_none());
     assert_eq!(
         handle.call_tool("word_count", &args).await.unwrap().text(),
         "2"
     );
     assert_eq!(ran(&served), 1);
+    assert_eq!(
+        header_of(&handle.take_relisted().unwrap()),
+        "Mcp-Param-Zone"
+    );
+    assert!(handle.take_relisted().is_none());
     handle.close().await.unwrap();
 
     let refused = |error: &Error| {

@@ -132,6 +132,8 @@ pub(crate) struct Shared {
     pub(crate) events_lost: AtomicU64,
     /// The client's operations in flight, as of the driver's last step.
     pub(crate) in_flight: AtomicUsize,
+    /// The catalog a call listed anew after a header mismatch, until the application takes it.
+    pub(crate) relisted: std::sync::Mutex<Option<mcp_sansio::Catalog>>,
 }
 
 /// The driver of one connection.

@@ -274,7 +274,8 @@ impl Handle {
     /// Calls a tool that is allowed and advertised; anything else is refused before a byte
     /// is written. Dropping the future cancels the call. Over Streamable HTTP, a call the
     /// server refuses for its `Mcp-Param-*` headers ([`Error::is_header_mismatch`]) is sent
-    /// once more after the tools are listed again, with the headers the new listing declares.
+    /// once more after the tools are listed again, with the headers the new listing declares;
+    /// [`take_relisted`](Self::take_relisted) then gives the new listing.
     ///
     /// # Errors
     /// The refusal, whatever ended the call (or its second sending, or the listing between
@@ -291,11 +292,29 @@ impl Handle {
         };
         match call().await {
             Err(AsyncError::Mcp(error)) if error.is_header_mismatch() => {
-                self.list_tools().await?;
+                let catalog = self.list_tools().await?;
+                *self.relisted() = Some(catalog);
                 call().await
             }
             outcome => outcome,
         }
+    }
+
+    /// The catalog that [`call_tool`](Self::call_tool) (on this handle or a clone) listed
+    /// anew after a header mismatch, the server having changed a tool's declaration, if one
+    /// did since the last look: an application that keeps its own view of the tools updates
+    /// it from this. The client's own catalog is already this one.
+    pub fn take_relisted(&self) -> Option<Catalog> {
+        self.relisted().take()
+    }
+
+    fn relisted(&self) -> std::sync::MutexGuard<'_, Option<Catalog>> {
+        // Only ever replaced or taken whole: a panic elsewhere leaves nothing half-written.
+        self.link
+            .shared
+            .relisted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Starts an operation of your own on the client (any of its commands) and waits for
@@ -482,6 +501,7 @@ async fn start<W: Wire>(
         abandoned: Notify::new(),
         events_lost: AtomicU64::new(0),
         in_flight: AtomicUsize::new(0),
+        relisted: std::sync::Mutex::new(None),
     });
     let driver = Driver {
         wire,
