@@ -622,18 +622,31 @@ impl HttpPeer {
     /// refuse a tool not allowed, close.
     fn async_session(&self, protocol: ProtocolChoice, version: ProtocolVersion) {
         let peer = self.peer;
+        let (runtime, server, _events) = self.async_connect(protocol);
+        async_checks(&runtime, server, peer, protocol, version);
+    }
+
+    /// A runtime, and the async driver on it connected with `protocol` (and its events).
+    fn async_connect(
+        &self,
+        protocol: ProtocolChoice,
+    ) -> (
+        tokio::runtime::Runtime,
+        mcp_sansio_tokio::Handle,
+        mcp_sansio_tokio::Events,
+    ) {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
-        let (server, _events) = runtime
+        let (server, events) = runtime
             .block_on(mcp_sansio_tokio::connect_http(
                 &self.url,
                 &[],
-                config(peer, protocol),
+                config(self.peer, protocol),
             ))
             .unwrap();
-        async_checks(&runtime, server, peer, protocol, version);
+        (runtime, server, events)
     }
 
     /// Through mcp-call --url: list and call in `protocol`, and refuse a tool not allowed.
@@ -775,17 +788,7 @@ fn over_http_python_sdk_2_reads_back_every_mcp_param_header() {
         HttpClient::new(&server.url, config(Peer::Routed, ProtocolChoice::Auto)).unwrap();
     client.connect().unwrap();
     client.list_tools().unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let (handle, _events) = runtime
-        .block_on(mcp_sansio_tokio::connect_http(
-            &server.url,
-            &[],
-            config(Peer::Routed, ProtocolChoice::Auto),
-        ))
-        .unwrap();
+    let (runtime, handle, _events) = server.async_connect(ProtocolChoice::Auto);
     runtime.block_on(handle.list_tools()).unwrap();
     for (arguments, said) in cases {
         let arguments = RawObject::parse(
