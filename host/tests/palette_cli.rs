@@ -493,13 +493,44 @@ fn catalogs_and_labels_written_in_other_shapes_measure_the_same() {
             r#"{"server":"files","tool":"read_file"}"#,
         );
     assert_ne!(labels, QUERIES);
-    let (code, out, err) = eval(
+    // And the queries laid out over several lines each, or held in one array.
+    let objects: Vec<serde_json::Value> = QUERIES
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let pretty: Vec<String> = objects
+        .iter()
+        .map(|o| serde_json::to_string_pretty(o).unwrap())
+        .collect();
+    let array = serde_json::Value::Array(objects).to_string();
+    for (name, text) in [
+        ("labels.jsonl", labels),
+        ("pretty.json", pretty.join("\n")),
+        ("array.json", array),
+    ] {
+        let (code, out, err) = eval(
+            &write("shapes.json", CATALOG),
+            &write(name, &text),
+            &["--k", "1,5"],
+        );
+        assert_eq!((code, err.as_str()), (Some(0), ""), "{name}");
+        assert_eq!(out, want, "{name}");
+    }
+    // A slip in a query laid out over lines is said at the line the query starts on.
+    let mut slipped = pretty.clone();
+    slipped[1] = slipped[1].replace("\"expect\"", "\"expected\"");
+    let slip = slipped.join("\n");
+    let (code, _, err) = eval(
         &write("shapes.json", CATALOG),
-        &write("labels.jsonl", &labels),
-        &["--k", "1,5"],
+        &write("slip.json", &slip),
+        &[],
     );
-    assert_eq!((code, err.as_str()), (Some(0), ""));
-    assert_eq!(out, want);
+    assert_eq!(code, Some(2));
+    let second = 1 + pretty[0].lines().count();
+    assert!(
+        err.contains(&format!("slip.json line {second}: \"expect\" is not")),
+        "{err}"
+    );
 }
 
 #[test]

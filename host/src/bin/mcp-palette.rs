@@ -14,7 +14,8 @@
 //! server listed them: what `mcp-call --list --json` prints is one server's entry as it is,
 //! named by its `serverInfo` unless `"server"` is added. A query file holds one JSON object
 //! per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...], "kind": TEXT}` (`kind`
-//! optional; a hit on any expected tool counts). With `--tools N`, `eval` ranks each
+//! optional; a hit on any expected tool counts); objects laid out over several lines, or held
+//! in one array, read the same. With `--tools N`, `eval` ranks each
 //! query among N tools only, its expected ones and others drawn from the catalog, to measure
 //! recall at the size of a palette rather than the file's.
 //!
@@ -650,16 +651,40 @@ fn expected(expect: &Value) -> Option<Vec<(String, String)>> {
     }
 }
 
+/// The JSON values of the file at `path`, holding `text`, each with the line it starts on:
+/// one a line (JSON Lines, as a query file is written), or laid out over several lines one
+/// after another, or all in one array (each then said to start where the array does).
+fn json_values(path: &str, text: &str) -> Result<Vec<(usize, Value)>, String> {
+    let mut values = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    loop {
+        let start = stream.byte_offset();
+        match stream.next() {
+            None => break,
+            Some(Ok(value)) => {
+                let rest = text.get(start..).unwrap_or_default();
+                let at = start + rest.len() - rest.trim_start().len();
+                let line = 1 + text.get(..at).unwrap_or_default().matches('\n').count();
+                values.push((line, value));
+            }
+            Some(Err(e)) => return Err(format!("{path}: {e}")),
+        }
+    }
+    if let [(line, Value::Array(items))] = values.as_mut_slice() {
+        let line = *line;
+        return Ok(std::mem::take(items)
+            .into_iter()
+            .map(|v| (line, v))
+            .collect());
+    }
+    Ok(values)
+}
+
 fn queries(path: &str) -> Result<Vec<Labelled>, String> {
     let text = read_text(path)?;
     let mut out = Vec::new();
-    for (n, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let bad = |why: &str| format!("{path} line {}: {why}", n + 1);
-        let value: Value = serde_json::from_str(line).map_err(|e| bad(&e.to_string()))?;
+    for (line, value) in json_values(path, &text)? {
+        let bad = |why: &str| format!("{path} line {line}: {why}");
         let query = value
             .get("query")
             .and_then(Value::as_str)
