@@ -49,11 +49,10 @@ pub enum Error {
 }
 
 impl Error {
-    /// Whether the server refused the request for its HTTP headers (-32020, 2026-07-28). For
-    /// a tool call, the `Mcp-Param-*` headers come from the tool's declaration as listed, which
-    /// the server may have changed since: the revision says a client SHOULD list the tools
-    /// again and send the call once more, as the HTTP drivers' `call_tool` does. The server
-    /// refuses such a call before it runs, so sending it again cannot run it twice.
+    /// Whether the server refused the request for its HTTP headers (-32020, 2026-07-28).
+    /// Over Streamable HTTP in that revision, a tool call so refused is sent once more after
+    /// the tools are listed again: see
+    /// [`HttpSession::lists_again_after`](crate::HttpSession::lists_again_after).
     pub fn is_header_mismatch(&self) -> bool {
         matches!(self, Error::Rpc(e) if e.code == crate::ErrorCode::HEADER_MISMATCH)
     }

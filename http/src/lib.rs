@@ -300,6 +300,15 @@ impl HttpClient {
         self.events.take_all()
     }
 
+    /// Whether a call that failed with `error` is sent again after a new listing, by
+    /// [`HttpSession::lists_again_after`] at the revision in use.
+    fn lists_again_after(&self, error: &Error) -> bool {
+        self.session
+            .client()
+            .connection()
+            .is_some_and(|c| HttpSession::lists_again_after(c.version, error))
+    }
+
     /// The catalog that [`call_tool`](Self::call_tool) listed anew after a header mismatch
     /// (the server having changed a tool's declaration), if it did since the last look: an
     /// application that keeps its own view of the tools, a host's palette, updates it from
@@ -358,7 +367,7 @@ impl HttpClient {
             client.run(op)
         };
         match call(self) {
-            Err(HttpClientError::Mcp(error)) if error.is_header_mismatch() => {
+            Err(HttpClientError::Mcp(error)) if self.lists_again_after(&error) => {
                 self.relisted = Some(self.list_tools()?);
                 call(self)
             }

@@ -6,7 +6,7 @@ use alloc::collections::VecDeque;
 use alloc::{string::String, vec::Vec};
 
 use crate::client::{Client, Config, Notice, Sent};
-use crate::error::{HttpError, ProtocolViolation};
+use crate::error::{Error, HttpError, ProtocolViolation};
 use crate::event::Event;
 use crate::json::view::JsonRef;
 use crate::message::{parse_frame, Message, Outcome};
@@ -235,6 +235,18 @@ pub struct HttpSession {
 impl HttpSession {
     /// The reply headers the session reads; a transport hands over these and no others.
     pub const REPLY_HEADERS: [&'static str; 2] = ["content-type", "mcp-session-id"];
+
+    /// Whether a tool call over Streamable HTTP at `version` that failed with `error` is to
+    /// be sent once more after the tools are listed again: the server refused it for its
+    /// headers (-32020, [`Error::is_header_mismatch`]) in 2026-07-28. There the
+    /// `Mcp-Param-*` headers come from the tool's declaration as listed, which the server may
+    /// have changed since, and the revision says a client SHOULD list again and retry; the
+    /// server refuses such a call before it runs, so sending it again cannot run it twice.
+    /// No other revision sends these headers, so there a -32020 is the call's error. Both
+    /// HTTP drivers' `call_tool` follow this, once per call.
+    pub fn lists_again_after(version: ProtocolVersion, error: &Error) -> bool {
+        version.era() == Era::Stateless && error.is_header_mismatch()
+    }
 
     /// A session that has sent nothing yet; call `client_mut().connect(now)` first.
     #[must_use]

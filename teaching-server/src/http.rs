@@ -216,11 +216,6 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
             let _ = request.respond(status(400, &refusal));
             return;
         }
-        if let Some(refusal) = moved_header(&request, &message, &shared.serve) {
-            drop(shared);
-            let _ = request.respond(status(400, &refusal));
-            return;
-        }
     } else if method == "initialize" {
         shared.next_session += 1;
         let session = format!("teaching-{}", shared.next_session);
@@ -248,6 +243,13 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
             ));
             return;
         }
+    }
+    // Checked in every revision, wrongly in a 2025 session, which has no such headers: there
+    // every call with a region is refused, and a client must not list again for it.
+    if let Some(refusal) = moved_header(&request, &message, &shared.serve) {
+        drop(shared);
+        let _ = request.respond(status(400, &refusal));
+        return;
     }
     if id.is_none() || message.get("method").is_none() {
         // A notification (the parallel mode logs cancellations), or the answer to a

@@ -86,10 +86,11 @@ pub(crate) enum Mode {
     /// `tools/list`, `tools/call`) is a stream that ends after its priming event, before the
     /// answer, the request having run.
     LostStream,
-    /// Over HTTP in 2026-07-28: `word_count` takes a `region` mirrored into a header, which
+    /// Over HTTP: `word_count` takes a `region` mirrored into a header (in 2026-07-28), which
     /// the server moves after its first listing (`Mcp-Param-Region`, then `Mcp-Param-Zone`),
     /// as a redeployed server would; a call whose header is not the one the server now
-    /// declares is refused with -32020, before it runs.
+    /// declares is refused with -32020, before it runs. The server checks this in every
+    /// revision, wrongly in a 2025 session, where no call carries such a header.
     MovedHeader,
     /// As `moved-header`, but the header moves at every listing, so that a client's listing
     /// is always one behind and every call is refused.

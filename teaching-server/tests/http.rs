@@ -351,6 +351,7 @@ async fn a_lost_call_is_sent_again_only_when_the_application_allows_it() {
 /// lists again and sends the call once more, with the header the new listing declares: it
 /// is answered, and ran once. In `moving-header` the listing is always one behind: the
 /// call is sent twice, refused twice, and fails with the server's -32020, having never run.
+/// In a 2025 session, which has no such headers, a -32020 is only the call's error.
 #[tokio::test]
 async fn a_call_refused_for_a_moved_header_is_sent_again_after_listing_anew() {
     let args =
@@ -424,6 +425,30 @@ async fn a_call_refused_for_a_moved_header_is_sent_again_after_listing_anew() {
         Err(AsyncError::Mcp(error)) => refused(&error),
         other => panic!("{other:?}"),
     }
+    assert_eq!(ran(&served), 0);
+    handle.close().await.unwrap();
+
+    // A 2025 session has no such headers: the server (wrongly) refuses the call there for
+    // want of one, and the client takes the -32020 as the call's error, without listing again.
+    let (served, mut config) = failing("blocking-2025", "moved-header", &[]);
+    config.protocol = ProtocolChoice::Stateful;
+    let mut client = HttpClient::new(&served.url, config.clone()).unwrap();
+    client.connect().unwrap();
+    client.list_tools().unwrap();
+    match client.call_tool("word_count", &args) {
+        Err(HttpClientError::Mcp(error)) => refused(&error),
+        other => panic!("{other:?}"),
+    }
+    assert!(client.take_relisted().is_none(), "not listed again");
+    let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
+        .await
+        .unwrap();
+    handle.list_tools().await.unwrap();
+    match handle.call_tool("word_count", &args).await {
+        Err(AsyncError::Mcp(error)) => refused(&error),
+        other => panic!("{other:?}"),
+    }
+    assert!(handle.take_relisted().is_none(), "not listed again");
     assert_eq!(ran(&served), 0);
     handle.close().await.unwrap();
 }

@@ -174,6 +174,9 @@ pub struct Handle {
     link: Link,
     connected: Arc<Connected>,
     pid: Option<u32>,
+    /// Whether the connection is Streamable HTTP, where a call refused for its headers is
+    /// sent again after a new listing.
+    over_http: bool,
 }
 
 /// The way to the driver.
@@ -272,9 +275,10 @@ impl Handle {
     }
 
     /// Calls a tool that is allowed and advertised; anything else is refused before a byte
-    /// is written. Dropping the future cancels the call. Over Streamable HTTP, a call the
-    /// server refuses for its `Mcp-Param-*` headers ([`Error::is_header_mismatch`]) is sent
-    /// once more after the tools are listed again, with the headers the new listing declares;
+    /// is written. Dropping the future cancels the call. Over Streamable HTTP in 2026-07-28, a
+    /// call the server refuses for its `Mcp-Param-*` headers
+    /// ([`HttpSession::lists_again_after`]) is sent once more after the tools are listed
+    /// again, with the headers the new listing declares;
     /// [`take_relisted`](Self::take_relisted) then gives the new listing.
     ///
     /// # Errors
@@ -291,7 +295,10 @@ impl Handle {
             self.run(move |client, now| client.call_tool(&name, &arguments, now))
         };
         match call().await {
-            Err(AsyncError::Mcp(error)) if error.is_header_mismatch() => {
+            Err(AsyncError::Mcp(error))
+                if self.over_http
+                    && HttpSession::lists_again_after(self.connected.version, &error) =>
+            {
                 let catalog = self.list_tools().await?;
                 *self.relisted() = Some(catalog);
                 call().await
@@ -485,7 +492,9 @@ pub async fn connect_http(
     };
     let session = HttpSession::new(config.config.clone());
     let wire = http::HttpWire::new(session, endpoint, config.config.limits.operation_timeout);
-    start(wire, &config, None).await
+    let (mut handle, events) = start(wire, &config, None).await?;
+    handle.over_http = true;
+    Ok((handle, events))
 }
 
 async fn start<W: Wire>(
@@ -520,6 +529,7 @@ async fn start<W: Wire>(
         link,
         connected: Arc::new(connected),
         pid,
+        over_http: false,
     };
     Ok((
         handle,
