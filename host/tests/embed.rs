@@ -298,10 +298,14 @@ fn embeddings_and_hybrid_recall_at_5_do_not_fall() {
     // when it was written: 94 (0.723) and 100 (0.769) of 130. The fifth set, when it was
     // written: 104 (0.748) and 113 (0.813) of 139. With BM25's 90 more synonym groups the
     // hybrid found 222 of the first set's, 156 of the held-out set's and 115 of the fifth
-    // set's.
+    // set's. With a camelCase word read whole as well (`JavaScript` as `javascript`) the
+    // hybrid found 223, 156, 103, 99 and 114: two sets gained a query and two lost one
+    // (Asana's task dependencies, GitLab's `merge_merge_request` for "merge MR 12 now"),
+    // BM25 itself losing none.
     //
     // all-mpnet-base-v2, when it was added: 209 and 220, 158 and 164, 97 and 103, 99 and
-    // 108, 110 and 122.
+    // 108, 110 and 122; the hybrid with camelCase words read whole, 220, 166, 104, 108 and
+    // 122.
     //
     // The Chinese set, of 35: 17 and 28 (all-MiniLM-L6-v2), 19 and 29 (all-mpnet-base-v2).
     // Both models read English: their embeddings alone find half of these, and the hybrid
@@ -311,18 +315,18 @@ fn embeddings_and_hybrid_recall_at_5_do_not_fall() {
     // (all-mpnet-base-v2), when it was written. README has the figures.
     let floors = match embedder().dimensions() {
         384 => [
-            (198, 222),
+            (198, 223),
             (144, 156),
-            (97, 102),
-            (94, 100),
-            (104, 115),
+            (97, 103),
+            (94, 99),
+            (104, 114),
             (17, 28),
             (38, 38),
         ],
         768 => [
             (209, 220),
-            (158, 164),
-            (97, 103),
+            (158, 166),
+            (97, 104),
             (99, 108),
             (110, 122),
             (19, 29),

@@ -150,9 +150,10 @@ fn bm25_recall_at_5_does_not_fall() {
     let held_out = recall(Set::HeldOut);
     assert!(held_out >= 132, "{held_out} of 198");
     // 93 of 113 (0.823) when the external set was first measured; 97 (0.858) with slips of
-    // the keys read as the word meant, 102 (0.903) with the bonus for a tool the query names.
+    // the keys read as the word meant, 102 (0.903) with the bonus for a tool the query names,
+    // 103 (0.912) with a camelCase word read whole as well ("run javascript").
     let external = recall(Set::External);
-    assert!(external >= 102, "{external} of 113");
+    assert!(external >= 103, "{external} of 113");
     // 92 of 130 (0.708) when the unseen set was written; 95 (0.731) with the 90 groups.
     let unseen = recall(Set::Unseen);
     assert!(unseen >= 95, "{unseen} of 130");

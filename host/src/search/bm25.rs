@@ -604,6 +604,42 @@ mod tests {
     }
 
     #[test]
+    fn a_word_written_in_camel_case_is_found_written_as_one_and_the_other_way_round() {
+        let listing = serde_json::json!({"tools": [
+            {"name": "browser_evaluate", "inputSchema": {"type": "object"},
+             "description": "Evaluate JavaScript expression on page or element"},
+            {"name": "run_code", "inputSchema": {"type": "object"},
+             "description": "Run a code snippet in the server process."},
+            {"name": "search_repositories", "inputSchema": {"type": "object"},
+             "description": "Search github repositories by topic."},
+            {"name": "search_code", "inputSchema": {"type": "object"},
+             "description": "Search code across repositories."},
+        ]});
+        let catalog = mcp_sansio::Catalog::from_json(
+            &listing.to_string(),
+            mcp_sansio::CatalogPolicy::STRICT,
+            &mcp_sansio::Limits::default(),
+        )
+        .unwrap();
+        let tools: Vec<ToolText> = catalog
+            .tools()
+            .iter()
+            .map(|tool| ToolText::new("dev", tool))
+            .collect();
+        let index = Bm25::new(&tools);
+        // The description's `JavaScript` is `javascript` too...
+        assert_eq!(
+            names(&index, &tools, "some javascript", 1),
+            ["browser_evaluate"]
+        );
+        // ...and a query's `GitHub` is `github`.
+        assert_eq!(
+            names(&index, &tools, "search GitHub for rust", 1),
+            ["search_repositories"]
+        );
+    }
+
+    #[test]
     fn ties_break_by_server_then_name_and_the_order_never_changes() {
         let tools = [
             text("b", "sync", "Sync now."),

@@ -15,7 +15,8 @@ pub struct ToolText {
     /// The tool's name as the server gave it.
     pub tool: String,
     /// The name's terms (`get_forecast`, `getForecast`, `forecast.get` all give
-    /// `get forecast`), the title's, the server's.
+    /// `get forecast`, and `getForecast` `getforecast` too, as any two words a camelCase
+    /// hump joins give both), the title's, the server's.
     pub name_terms: Vec<String>,
     /// The terms of the description, the parameter names and the parameters' descriptions.
     pub body_terms: Vec<String>,
@@ -29,8 +30,9 @@ pub struct ToolText {
     /// they made all-MiniLM-L6-v2's recall@1 0.434 instead of 0.502.
     pub passage: String,
     /// Every word of the name, title, server name, description and parameters, lowercased
-    /// and not stemmed, each once, sorted: what a query word no tool holds is checked
-    /// against for a slip of the keys (`clikc` for `click`).
+    /// and not stemmed (with each two a camelCase hump joins, as one), each once, sorted:
+    /// what a query word no tool holds is checked against for a slip of the keys (`clikc`
+    /// for `click`), and two neighbouring query words for the one word a tool writes.
     pub words: Vec<String>,
 }
 
@@ -55,7 +57,7 @@ impl ToolText {
                 None => text,
             };
             budget = budget.saturating_sub(read.chars().count());
-            let words = unstemmed(read);
+            let words = tool_words(read);
             terms.extend(stems(&words));
             spelt.extend(words);
         };
@@ -82,7 +84,10 @@ impl ToolText {
         spelt.dedup();
         let mut passage = format!("{}: {}", words(server), words(&tool.name));
         let summary = tool.description.as_deref().map(summary);
-        let summary_terms = summary.as_deref().map(tokens).unwrap_or_default();
+        let summary_terms = summary
+            .as_deref()
+            .map(|summary| stems(&tool_words(summary)))
+            .unwrap_or_default();
         // A title is a few words; one that is not is cut as a summary is.
         let title: Option<String> = tool
             .title
@@ -185,16 +190,17 @@ pub(crate) fn unstemmed(text: &str) -> Vec<String> {
 
 /// A query read once: its words as [`unstemmed`] gives them, and each two neighbouring words
 /// written as one (`roll back` gives `rollback`, `to-do` gives `todo`, `youtu.be` gives
-/// `youtube`), a compound a catalog may hold as one word. Two words a space apart are joined
-/// only where neither is a stopword ("do I" is no `doi`); two joined by one hyphen or dot,
-/// whatever they are; two apart by anything else (a comma, a hump of camelCase) never.
+/// `youtube`, `JavaScript` gives `javascript`), a compound a catalog may hold as one word.
+/// Two words a space apart are joined only where neither is a stopword ("do I" is no `doi`);
+/// two joined by one hyphen or dot, or by a camelCase hump, whatever they are; two apart by
+/// anything else (a comma) never.
 pub(crate) fn query_words(text: &str) -> (Vec<String>, Vec<String>) {
     let marked = grams(split_marked(text));
     let compounds = marked
         .windows(2)
         .filter_map(|pair| match pair {
             [(first, _), (second, gap)]
-                if *gap == Gap::Mark
+                if matches!(gap, Gap::Mark | Gap::Hump)
                     || (*gap == Gap::Space && !is_stopword(first) && !is_stopword(second)) =>
             {
                 Some(format!("{first}{second}"))
@@ -204,6 +210,26 @@ pub(crate) fn query_words(text: &str) -> (Vec<String>, Vec<String>) {
         .collect();
     let words = without_stopwords(marked.into_iter().map(|(word, _)| word));
     (words, compounds)
+}
+
+/// The words of a tool's `text` that are indexed, before stemming: [`unstemmed`]'s, and
+/// each two a camelCase hump joins written as one as well (`JavaScript` gives `java`,
+/// `script` and `javascript`; `getYouTubeVideo` also `getyou`, `youtube` and `tubevideo`).
+/// A description that writes `GitHub` or `PostgreSQL` is then found by a query that writes
+/// `github` or `postgresql`, as one that writes them with their capitals finds it by their
+/// parts.
+fn tool_words(text: &str) -> Vec<String> {
+    let marked = split_marked(text);
+    let joined: Vec<String> = marked
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [(first, _), (second, Gap::Hump)] => Some(format!("{first}{second}")),
+            _ => None,
+        })
+        .collect();
+    let mut words = without_stopwords(grams(marked).into_iter().map(|(word, _)| word));
+    words.extend(joined);
+    words
 }
 
 /// Whether `word` (lowercase) is one of [`STOPWORDS`].
@@ -249,7 +275,9 @@ enum Gap {
     Space,
     /// One hyphen or dot and nothing else (`to-do`, `next.js`).
     Mark,
-    /// Anything else, a camelCase hump, or no word before.
+    /// A camelCase hump (`Java|Script`).
+    Hump,
+    /// Anything else, or no word before.
     Apart,
 }
 
@@ -298,13 +326,16 @@ fn split_marked(text: &str) -> Vec<(String, Gap)> {
             .chars()
             .next_back()
             .is_some_and(|last| unspaced(last) != unspaced(c));
+        let mut humped = false;
         if (hump || script) && !word.is_empty() {
             out.push((std::mem::take(&mut word), gap));
             between = (0, ' ', false);
+            humped = hump && !script;
         }
         if word.is_empty() {
             gap = match between {
                 _ if out.is_empty() => Gap::Apart,
+                _ if humped => Gap::Hump,
                 (1, '-' | '.', _) => Gap::Mark,
                 (1.., _, true) => Gap::Space,
                 _ => Gap::Apart,
@@ -531,6 +562,33 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_written_in_camel_case_is_indexed_by_its_parts_and_as_one_word() {
+        // `you` is a stopword alone, not in `youtube`.
+        assert_eq!(
+            tool_words("Run JavaScript in the getYouTubeVideo page"),
+            [
+                "run",
+                "java",
+                "script",
+                "get",
+                "tube",
+                "video",
+                "page",
+                "javascript",
+                "getyou",
+                "youtube",
+                "tubevideo"
+            ]
+        );
+        // Only a hump joins: spaces, marks, scripts and all capitals do not.
+        assert_eq!(
+            tool_words("git hub git-hub GIT 获取Git"),
+            unstemmed("git hub git-hub GIT 获取Git")
+        );
+        assert!(tool_words("").is_empty());
+    }
+
+    #[test]
     fn neighbouring_words_are_offered_as_one() {
         assert_eq!(
             query_words("Roll back the deploy, then set up to-do lists").1,
@@ -542,10 +600,15 @@ mod tests {
         );
         // Apart, a stopword joins nothing: "do I" is no DOI.
         assert_eq!(query_words("how do I get there").1, ["getthere"]);
-        // More than one mark, a comma, a hump: apart.
+        // More than one mark, a comma: apart.
         assert_eq!(
-            query_words("to--do to - do get, fooBar").1,
+            query_words("to--do to - do get, foo").1,
             Vec::<String>::new()
+        );
+        // A hump joins: a query that writes `JavaScript` finds `javascript` too.
+        assert_eq!(
+            query_words("run JavaScript on getHTTPResponse").1,
+            ["runjava", "javascript", "gethttp", "httpresponse"]
         );
         assert!(query_words("").1.is_empty() && query_words("one").1.is_empty());
         // The words of the same reading are what `unstemmed` gives.
@@ -571,17 +634,22 @@ mod tests {
         );
         assert_eq!(
             text.body_terms,
-            ["forecast", "citi", "citi", "name", "where", "town", "name"]
+            // `cityName` also as one word: `citynam`.
+            ["forecast", "citi", "citi", "name", "citynam", "where", "town", "name"]
         );
         assert_eq!(text.summary_terms, ["forecast", "citi"]);
         assert_eq!(
             text.passage,
             "noaa: get forecast. Weather outlook. Forecast for a city"
         );
-        // As written, for slips of the keys: lowercased, each once, stopwords left out.
+        // As written, for slips of the keys and a query's compounds: lowercased, each once,
+        // stopwords left out, a camelCase word whole as well.
         assert_eq!(
             text.words,
-            ["city", "forecast", "get", "name", "noaa", "outlook", "town", "weather", "where"]
+            [
+                "city", "cityname", "forecast", "get", "name", "noaa", "outlook", "town",
+                "weather", "where"
+            ]
         );
     }
 
