@@ -657,6 +657,8 @@ fn expected(expect: &Value) -> Option<Vec<(String, String)>> {
 fn json_values(path: &str, text: &str) -> Result<Vec<(usize, Value)>, String> {
     let mut values = Vec::new();
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    // The line `counted` starts on: lines are counted once, from the last value on.
+    let (mut line, mut counted) = (1, 0);
     loop {
         let start = stream.byte_offset();
         match stream.next() {
@@ -664,7 +666,12 @@ fn json_values(path: &str, text: &str) -> Result<Vec<(usize, Value)>, String> {
             Some(Ok(value)) => {
                 let rest = text.get(start..).unwrap_or_default();
                 let at = start + rest.len() - rest.trim_start().len();
-                let line = 1 + text.get(..at).unwrap_or_default().matches('\n').count();
+                line += text
+                    .get(counted..at)
+                    .unwrap_or_default()
+                    .matches('\n')
+                    .count();
+                counted = at;
                 values.push((line, value));
             }
             Some(Err(e)) => return Err(format!("{path}: {e}")),
