@@ -346,6 +346,36 @@ async fn a_lost_call_is_sent_again_only_when_the_application_allows_it() {
     handle.close().await.unwrap();
 }
 
+/// Connects a blocking client to the first `(url, config)` and the async driver to the
+/// second, lists the tools on each, and calls `word_count` with `args`: both calls fail with
+/// the server's -32020, whose message names the header.
+async fn refused_by_both(
+    blocking: (&str, Config),
+    asynchronous: (&str, Config),
+    args: &RawObject,
+) -> (HttpClient, mcp_sansio_tokio::Handle) {
+    let refused = |error: &Error| {
+        assert!(error.is_header_mismatch(), "{error:?}");
+        assert!(error.to_string().contains("Mcp-Param-"), "{error}");
+    };
+    let mut client = HttpClient::new(blocking.0, blocking.1).unwrap();
+    client.connect().unwrap();
+    client.list_tools().unwrap();
+    match client.call_tool("word_count", args) {
+        Err(HttpClientError::Mcp(error)) => refused(&error),
+        other => panic!("{other:?}"),
+    }
+    let (handle, _events) = mcp_sansio_tokio::connect_http(asynchronous.0, &[], asynchronous.1)
+        .await
+        .unwrap();
+    handle.list_tools().await.unwrap();
+    match handle.call_tool("word_count", args).await {
+        Err(AsyncError::Mcp(error)) => refused(&error),
+        other => panic!("{other:?}"),
+    }
+    (client, handle)
+}
+
 /// `moved-header`: the server moves `word_count`'s `Mcp-Param-*` header after the client
 /// listed, and refuses the call made with the old one (-32020) before it runs. Each driver
 /// lists again and sends the call once more, with the header the new listing declares: it
@@ -403,51 +433,25 @@ async fn a_call_refused_for_a_moved_header_is_sent_again_after_listing_anew() {
     assert!(handle.take_relisted().is_none());
     handle.close().await.unwrap();
 
-    let refused = |error: &Error| {
-        assert!(error.is_header_mismatch(), "{error:?}");
-        assert!(error.to_string().contains("Mcp-Param-"), "{error}");
-    };
-    let (served, config) = failing("blocking", "moving-header", &[]);
-    let mut client = HttpClient::new(&served.url, config).unwrap();
-    client.connect().unwrap();
-    client.list_tools().unwrap();
-    match client.call_tool("word_count", &args) {
-        Err(HttpClientError::Mcp(error)) => refused(&error),
-        other => panic!("{other:?}"),
-    }
-    assert_eq!(ran(&served), 0);
-    let (served, config) = failing("async", "moving-header", &[]);
-    let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
-        .await
-        .unwrap();
-    handle.list_tools().await.unwrap();
-    match handle.call_tool("word_count", &args).await {
-        Err(AsyncError::Mcp(error)) => refused(&error),
-        other => panic!("{other:?}"),
-    }
-    assert_eq!(ran(&served), 0);
+    let blocking = failing("blocking", "moving-header", &[]);
+    let asynchronous = failing("async", "moving-header", &[]);
+    let (_, handle) = refused_by_both(
+        (&blocking.0.url, blocking.1),
+        (&asynchronous.0.url, asynchronous.1),
+        &args,
+    )
+    .await;
+    assert_eq!(ran(&blocking.0), 0);
+    assert_eq!(ran(&asynchronous.0), 0);
     handle.close().await.unwrap();
 
     // A 2025 session has no such headers: the server (wrongly) refuses the call there for
     // want of one, and the client takes the -32020 as the call's error, without listing again.
     let (served, mut config) = failing("blocking-2025", "moved-header", &[]);
     config.protocol = ProtocolChoice::Stateful;
-    let mut client = HttpClient::new(&served.url, config.clone()).unwrap();
-    client.connect().unwrap();
-    client.list_tools().unwrap();
-    match client.call_tool("word_count", &args) {
-        Err(HttpClientError::Mcp(error)) => refused(&error),
-        other => panic!("{other:?}"),
-    }
+    let (mut client, handle) =
+        refused_by_both((&served.url, config.clone()), (&served.url, config), &args).await;
     assert!(client.take_relisted().is_none(), "not listed again");
-    let (handle, _events) = mcp_sansio_tokio::connect_http(&served.url, &[], config)
-        .await
-        .unwrap();
-    handle.list_tools().await.unwrap();
-    match handle.call_tool("word_count", &args).await {
-        Err(AsyncError::Mcp(error)) => refused(&error),
-        other => panic!("{other:?}"),
-    }
     assert!(handle.take_relisted().is_none(), "not listed again");
     assert_eq!(ran(&served), 0);
     handle.close().await.unwrap();
