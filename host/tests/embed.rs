@@ -301,11 +301,16 @@ fn embeddings_and_hybrid_recall_at_5_do_not_fall() {
     // set's. With a camelCase word read whole as well (`JavaScript` as `javascript`) the
     // hybrid found 223, 156, 103, 99 and 114: two sets gained a query and two lost one
     // (Asana's task dependencies, GitLab's `merge_merge_request` for "merge MR 12 now"),
-    // BM25 itself losing none.
+    // BM25 itself losing none. With a tool's name held by words related to the query's
+    // ("make a folder" names `create_directory`), 222, 157, 103, 98 and 115: BM25 gains
+    // four queries and loses none, and the hybrid loses "what files are attached to the
+    // onboarding page" and "find everyone Alice knows in the graph" by a place.
     //
     // all-mpnet-base-v2, when it was added: 209 and 220, 158 and 164, 97 and 103, 99 and
     // 108, 110 and 122; the hybrid with camelCase words read whole, 220, 166, 104, 108 and
-    // 122.
+    // 122; with names held by related words, 220, 165 ("make the header row bold with a
+    // yellow background", where "make" and "row" name Airtable's `create_record`), 104, 108
+    // and 122.
     //
     // The Chinese set, of 35: 17 and 28 (all-MiniLM-L6-v2), 19 and 29 (all-mpnet-base-v2).
     // Both models read English: their embeddings alone find half of these, and the hybrid
@@ -315,17 +320,17 @@ fn embeddings_and_hybrid_recall_at_5_do_not_fall() {
     // (all-mpnet-base-v2), when it was written. README has the figures.
     let floors = match embedder().dimensions() {
         384 => [
-            (198, 223),
-            (144, 156),
+            (198, 222),
+            (144, 157),
             (97, 103),
-            (94, 99),
-            (104, 114),
+            (94, 98),
+            (104, 115),
             (17, 28),
             (38, 38),
         ],
         768 => [
             (209, 220),
-            (158, 166),
+            (158, 165),
             (97, 104),
             (99, 108),
             (110, 122),

@@ -140,15 +140,17 @@ fn bm25_recall_at_5_does_not_fall() {
     // 163 of 251 (0.649) when the set was written; 183 (0.729) once the description's first
     // sentence counted more; 190 (0.757) with the groups written from half the set's misses;
     // 193 (0.769) with hubs discounted; 199 (0.793) with what identifiers name ("PROJ-73":
-    // an issue) counted as query words; 201 (0.801) with 90 more synonym groups. README has
-    // the figures.
+    // an issue) counted as query words; 201 (0.801) with 90 more synonym groups; 202 (0.805)
+    // with a tool's name held by words related to the query's ("show me what's in notes.txt"
+    // names `read_file`). README has the figures.
     let built = recall(Set::Built);
-    assert!(built >= 201, "{built} of 251");
+    assert!(built >= 202, "{built} of 251");
     // 124 of 198 (0.626) when the held-out set was written, with the ranker above; 130
     // (0.657) with the 90 groups; 132 (0.667) with neighbouring words read as one ("roll
-    // back" as `rollback`).
+    // back" as `rollback`); 135 (0.682) with names held by related words ("remove the
+    // duplicate rows" names `delete_records`).
     let held_out = recall(Set::HeldOut);
-    assert!(held_out >= 132, "{held_out} of 198");
+    assert!(held_out >= 135, "{held_out} of 198");
     // 93 of 113 (0.823) when the external set was first measured; 97 (0.858) with slips of
     // the keys read as the word meant, 102 (0.903) with the bonus for a tool the query names,
     // 103 (0.912) with a camelCase word read whole as well ("run javascript").
@@ -315,16 +317,39 @@ fn a_server_stuffing_its_tools_with_words_takes_a_bounded_share() {
     // All three within the catalog's limits: none left out for its size.
     assert_eq!(tools.iter().filter(|t| t.server == "stuffer").count(), 3);
     let queries = Set::Built.queries();
-    let tops = top_fives(&Bm25::new(&tools), &queries);
-    let reached = tops
-        .iter()
-        .filter(|top| top.iter().any(|&at| tools[at].server == "stuffer"))
-        .count();
-    let found = found(&tools, &queries, &tops);
-    // Measured: in the top five for 15 of the 251 queries, and recall@5 from 199 to 198;
-    // without the hub discount (and the identifiers' kinds), 36 and from 190 to 185.
+    // How many top fives hold a stuffed tool, and how many queries are still found.
+    let measure = |tools: &[ToolText]| {
+        let tops = top_fives(&Bm25::new(tools), &queries);
+        let reached = tops
+            .iter()
+            .filter(|top| top.iter().any(|&at| tools[at].server == "stuffer"))
+            .count();
+        (reached, found(tools, &queries, &tops))
+    };
+    let (reached, kept) = measure(&tools);
+    // Measured when this test was written: in the top five for 15 of the 251 queries, and
+    // recall@5 from 199 to 198; without the hub discount (and the identifiers' kinds), 36
+    // and from 190 to 185. On 2026-12-03, 20, and 202 still found of 202.
     assert!(reached <= 20, "stuffed tools in {reached} top fives");
-    assert!(found >= 195, "{found} of {}", queries.len());
+    assert!(kept >= 195, "{kept} of {}", queries.len());
+
+    // Two more, named by one common word each and described by the verbs: a query holding
+    // "show" or "look up" must not name `get` or `find` for them. Measured: the five in 25
+    // top fives, 201 found; 33 when a word related to the query's could hold a name of one
+    // word.
+    let stuffer = catalog["servers"]
+        .as_array_mut()
+        .unwrap()
+        .last_mut()
+        .unwrap();
+    for name in ["get", "find"] {
+        stuffer["tools"].as_array_mut().unwrap().push(json!(
+            {"name": name, "description": verbs, "inputSchema": object}
+        ));
+    }
+    let (reached, kept) = measure(&texts(&catalog));
+    assert!(reached <= 27, "stuffed tools in {reached} top fives");
+    assert!(kept >= 195, "{kept} of {}", queries.len());
 }
 
 /// `text` as British English spells it: `-ize` and `-yze` words with an `s` (`organization`,

@@ -36,7 +36,11 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 ///
 /// A tool whose name's words are all in the query scores [`Bm25::NAME_MATCH_BONUS`] more:
 /// "list projects" means `list_projects`, even in a catalog where `list_project_members`
-/// and `list_labels` (of a project) share its words.
+/// and `list_labels` (of a project) share its words. A name's word may be held by a word
+/// related to one of the query's, as the synonyms are: "make a folder" names
+/// `create_directory` as well, and "remove the duplicate rows" `delete_records`. A name of
+/// one word only by that word itself, or "show" and "find" would name every tool called
+/// `get` or `search`.
 ///
 /// A tool that matches everything is discounted: a hub. When the index is built, the first
 /// sentences of up to [`Bm25::PROBES_PER_SERVER`] tools of each server are ranked as
@@ -98,7 +102,11 @@ impl Bm25 {
     /// wrote (`tests/data/external/`) recall@5 went from 0.858 to 0.903 at 0.2 (0.912 at
     /// 0.5), recall@1 from 0.655 to 0.761; on the two sets of this crate recall@5 is the
     /// same from 0.1 to 0.5, and 2 of the held-out set's 198 first hits move to second at
-    /// 0.2 (4 at 0.5).
+    /// 0.2 (4 at 0.5). A name held by related words scores the same: recall@5 on the first
+    /// and held-out sets went from 0.801 and 0.667 to 0.805 and 0.682 with it. Given a
+    /// value of its own, 0.1 gained less, 0.15 as much at recall@5 and less at recall@1, 0.3
+    /// and 0.5 lost first hits on two or three sets, and 0.5 a query of the first and of the
+    /// unseen set at recall@5.
     pub const NAME_MATCH_BONUS: f64 = 0.2;
 
     /// How many of a query's words no tool holds are read for slips of the keys, at most
@@ -330,21 +338,38 @@ impl Ranker for Bm25 {
         words.dedup();
         self.score(&words, &mut scores, &mut touched);
         let best = best_of(&scores, &touched);
-        // For each tool, how many of its name's terms the query holds.
-        let mut in_name = vec![0_usize; self.name_sizes.len()];
+        // For each tool, how many of its name's terms the query holds, itself or by a word
+        // related to one of its words ("make a folder" holds `create_directory`'s two), and
+        // whether any only by a related word.
+        let mut held: Vec<(&str, bool)> = words.iter().map(|w| (w.as_str(), false)).collect();
         for word in &words {
+            for other in related(word) {
+                if !words.contains(other) {
+                    held.push((other, true));
+                }
+            }
+        }
+        held.sort_unstable();
+        held.dedup_by(|a, b| a.0 == b.0);
+        let mut in_name = vec![(0_usize, false); self.name_sizes.len()];
+        for (word, by_relation) in held {
             for &at in self.named.get(word).map_or(&[][..], Vec::as_slice) {
-                if let Some(count) = in_name.get_mut(at) {
+                if let Some((count, related)) = in_name.get_mut(at) {
                     *count += 1;
+                    *related |= by_relation;
                 }
             }
         }
         let hits = touched
             .into_iter()
             .map(|index| {
-                let named = in_name
-                    .get(index)
-                    .is_some_and(|&count| count > 0 && self.name_sizes.get(index) == Some(&count));
+                // A name of one word is held only by that word: "show" and "find" would
+                // otherwise name every tool called `get` or `search`.
+                let named = in_name.get(index).is_some_and(|&(count, related)| {
+                    count > 0
+                        && self.name_sizes.get(index) == Some(&count)
+                        && (count > 1 || !related)
+                });
                 Hit {
                     index,
                     score: scores.get(index).copied().unwrap_or(0.0) / best
@@ -384,6 +409,17 @@ mod tests {
             .iter()
             .map(|h| tools[h.index].tool.clone())
             .collect()
+    }
+
+    /// Each tool's BM25 score for `query`, without the bonus for a name or the hub discount.
+    fn plain_scores(index: &Bm25, query: &str) -> Vec<f64> {
+        let mut scores = vec![0.0; index.lengths.len()];
+        index.score(
+            &index.meant(&unstemmed(query)),
+            &mut scores,
+            &mut Vec::new(),
+        );
+        scores
     }
 
     #[test]
@@ -591,16 +627,33 @@ mod tests {
         ];
         let index = Bm25::new(&tools);
         assert_eq!(names(&index, &tools, "list projects", 1), ["list_projects"]);
-        let plain = {
-            let mut scores = vec![0.0; tools.len()];
-            index.score(
-                &index.meant(&unstemmed("list projects")),
-                &mut scores,
-                &mut Vec::new(),
-            );
-            scores
-        };
+        let plain = plain_scores(&index, "list projects");
         assert!(plain[0] < plain[1], "without the bonus it loses: {plain:?}");
+    }
+
+    #[test]
+    fn a_tool_named_by_the_query_in_other_words_comes_before_one_sharing_a_word() {
+        // "make a folder" names `create_directory` in other words; `share_folder` holds
+        // "folder" itself, and wins on BM25 alone.
+        let tools = [
+            text("files", "create_directory", "Create a new directory."),
+            text(
+                "files",
+                "share_folder",
+                "Share a folder so others can make changes.",
+            ),
+            text("files", "read_file", "Read a file."),
+            text("files", "move_file", "Move a file to another place."),
+        ];
+        let index = Bm25::new(&tools);
+        assert_eq!(
+            names(&index, &tools, "make a folder", 1),
+            ["create_directory"]
+        );
+        let plain = plain_scores(&index, "make a folder");
+        assert!(plain[0] < plain[1], "without the bonus it loses: {plain:?}");
+        // Said in the name's own words, it still wins.
+        assert_eq!(names(&index, &tools, "share a folder", 1), ["share_folder"]);
     }
 
     #[test]
