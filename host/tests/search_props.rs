@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use mcp_sansio_host::fuzzing::swapped;
 use mcp_sansio_host::search::{summary, tokens, Bm25, Hit, Hybrid, Ranker, ToolText};
 use proptest::prelude::*;
 
@@ -174,18 +175,7 @@ proptest! {
         query in text(),
         k in 0_usize..12,
     ) {
-        // A second ranker that orders the same tools otherwise (names read as descriptions
-        // and descriptions as names), so that the fused ranks cross and tie.
-        let swapped: Vec<ToolText> = tools
-            .iter()
-            .map(|t| ToolText {
-                name_terms: t.body_terms.clone(),
-                body_terms: t.name_terms.clone(),
-                summary_terms: Vec::new(),
-                ..t.clone()
-            })
-            .collect();
-        let hybrid = Hybrid::new(Bm25::new(&tools), Bm25::new(&swapped), &tools);
+        let hybrid = Hybrid::new(Bm25::new(&tools), Bm25::new(&swapped(&tools)), &tools);
         keeps_the_contract(&hybrid, &tools, &query, k)?;
     }
 }
