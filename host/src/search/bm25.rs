@@ -277,11 +277,13 @@ impl Bm25 {
         #[allow(clippy::cast_precision_loss)]
         let n = self.lengths.len() as f64;
         // Each word at full weight; the words related to it at SYNONYM_WEIGHT, unless the
-        // query has them itself.
+        // query has them itself. Looked up in a set: a query of many words costs in
+        // proportion to its length.
         let mut terms: Vec<(&str, f64)> = words.iter().map(|w| (w.as_str(), 1.0)).collect();
+        let mut seen: HashSet<&str> = words.iter().map(String::as_str).collect();
         for word in words {
             for other in related(word) {
-                if !terms.iter().any(|(t, _)| t == other) {
+                if seen.insert(other) {
                     terms.push((other, Self::SYNONYM_WEIGHT));
                 }
             }
@@ -344,7 +346,8 @@ impl Ranker for Bm25 {
         let mut held: Vec<(&str, bool)> = words.iter().map(|w| (w.as_str(), false)).collect();
         for word in &words {
             for other in related(word) {
-                if !words.contains(other) {
+                // `words` is sorted: found by halving.
+                if words.binary_search(other).is_err() {
                     held.push((other, true));
                 }
             }
