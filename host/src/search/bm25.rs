@@ -207,7 +207,7 @@ impl Bm25 {
                 let mut words = words.clone();
                 words.sort();
                 words.dedup();
-                self.score(&words, &mut scores, &mut touched);
+                self.score(&with_related(&words), &mut scores, &mut touched);
                 let best = best_of(&scores, &touched);
                 for at in touched.drain(..) {
                     let score = scores.get_mut(at).map_or(0.0, std::mem::take);
@@ -271,24 +271,18 @@ impl Bm25 {
         out
     }
 
-    /// Adds each tool's BM25 score for the query's `words` (stems, from [`Bm25::meant`]) to
-    /// `scores`, and the tools first reached to `touched`.
-    fn score(&self, words: &[String], scores: &mut [f64], touched: &mut Vec<usize>) {
+    /// Adds each tool's BM25 score for the query's `terms` (from [`with_related`]) to
+    /// `scores`, and the tools first reached to `touched`: each word at full weight, each
+    /// related word at [`Bm25::SYNONYM_WEIGHT`].
+    fn score(&self, terms: &[(&str, bool)], scores: &mut [f64], touched: &mut Vec<usize>) {
         #[allow(clippy::cast_precision_loss)]
         let n = self.lengths.len() as f64;
-        // Each word at full weight; the words related to it at SYNONYM_WEIGHT, unless the
-        // query has them itself. Looked up in a set: a query of many words costs in
-        // proportion to its length.
-        let mut terms: Vec<(&str, f64)> = words.iter().map(|w| (w.as_str(), 1.0)).collect();
-        let mut seen: HashSet<&str> = words.iter().map(String::as_str).collect();
-        for word in words {
-            for other in related(word) {
-                if seen.insert(other) {
-                    terms.push((other, Self::SYNONYM_WEIGHT));
-                }
-            }
-        }
-        for (term, weight) in terms {
+        for &(term, by_relation) in terms {
+            let weight = if by_relation {
+                Self::SYNONYM_WEIGHT
+            } else {
+                1.0
+            };
             let Some(holders) = self.postings.get(term) else {
                 continue;
             };
@@ -309,6 +303,22 @@ impl Bm25 {
             }
         }
     }
+}
+
+/// The query's `words` (stems, from [`Bm25::meant`], without repeats), then the words
+/// related to them that the query does not hold itself, each once and marked `true`. Looked
+/// up in a set: a query of many words costs in proportion to its length.
+fn with_related(words: &[String]) -> Vec<(&str, bool)> {
+    let mut terms: Vec<(&str, bool)> = words.iter().map(|w| (w.as_str(), false)).collect();
+    let mut seen: HashSet<&str> = words.iter().map(String::as_str).collect();
+    for word in words {
+        for other in related(word) {
+            if seen.insert(other) {
+                terms.push((other, true));
+            }
+        }
+    }
+    terms
 }
 
 /// The highest of the `touched` tools' `scores`, never 0: what a query's scores are divided
@@ -338,24 +348,14 @@ impl Ranker for Bm25 {
         );
         words.sort();
         words.dedup();
-        self.score(&words, &mut scores, &mut touched);
+        let terms = with_related(&words);
+        self.score(&terms, &mut scores, &mut touched);
         let best = best_of(&scores, &touched);
         // For each tool, how many of its name's terms the query holds, itself or by a word
         // related to one of its words ("make a folder" holds `create_directory`'s two), and
         // whether any only by a related word.
-        let mut held: Vec<(&str, bool)> = words.iter().map(|w| (w.as_str(), false)).collect();
-        for word in &words {
-            for other in related(word) {
-                // `words` is sorted: found by halving.
-                if words.binary_search(other).is_err() {
-                    held.push((other, true));
-                }
-            }
-        }
-        held.sort_unstable();
-        held.dedup_by(|a, b| a.0 == b.0);
         let mut in_name = vec![(0_usize, false); self.name_sizes.len()];
-        for (word, by_relation) in held {
+        for &(word, by_relation) in &terms {
             for &at in self.named.get(word).map_or(&[][..], Vec::as_slice) {
                 if let Some((count, related)) = in_name.get_mut(at) {
                     *count += 1;
@@ -417,11 +417,8 @@ mod tests {
     /// Each tool's BM25 score for `query`, without the bonus for a name or the hub discount.
     fn plain_scores(index: &Bm25, query: &str) -> Vec<f64> {
         let mut scores = vec![0.0; index.lengths.len()];
-        index.score(
-            &index.meant(&unstemmed(query)),
-            &mut scores,
-            &mut Vec::new(),
-        );
+        let words = index.meant(&unstemmed(query));
+        index.score(&with_related(&words), &mut scores, &mut Vec::new());
         scores
     }
 
@@ -545,9 +542,7 @@ mod tests {
         );
         // So the tool that fits comes first, where plain BM25 put the stuffed one first.
         let plain = |query: &str| {
-            let mut scores = vec![0.0; tools.len()];
-            let mut touched = Vec::new();
-            index.score(&index.meant(&unstemmed(query)), &mut scores, &mut touched);
+            let scores = plain_scores(&index, query);
             (0..stuffer).all(|at| scores[stuffer] > scores[at])
         };
         for (query, fits) in [
