@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::hints::hints;
 use super::spelling::slips;
 use super::synonyms::related;
-use super::text::{query_words, stems, tokens, ToolText};
+use super::text::{query_words, request, stems, tokens, ToolText};
 use super::{best as best_k, keys, Hit, RankError, Ranker};
 
 /// Okapi BM25, built once per catalog, over each tool's name, title, description, parameter
@@ -33,6 +33,13 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 /// word: "roll back" for `rollback`, "set up" for `setup`, "to-do" for `todo`, "youtu.be"
 /// for `youtube`. Words a space apart are joined only where neither is a stopword, so "do
 /// I" is never a `doi`.
+///
+/// A query is read without the frame a request to a tool search puts around it: "find a
+/// tool that can resize images", "is there any tool to …", "tools for: …" and "… tool" are
+/// read as the request inside, as a model searching through the palette's search tool
+/// writes them. Read whole, "find" and "tool" match tools that find things or are named
+/// `…_tool` before the one that resizes images. "What tools did the assistant call" asks
+/// about tools, and is read whole.
 ///
 /// A tool whose name's words are all in the query scores [`Bm25::NAME_MATCH_BONUS`] more:
 /// "list projects" means `list_projects`, even in a catalog where `list_project_members`
@@ -332,6 +339,7 @@ fn best_of(scores: &[f64], touched: &[usize]) -> f64 {
 
 impl Ranker for Bm25 {
     fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
+        let query = request(query);
         // One slot per tool, and the tools any term reached: no map on the hot loop.
         let mut scores = vec![0.0_f64; self.lengths.len()];
         let mut touched: Vec<usize> = Vec::new();
@@ -652,6 +660,49 @@ mod tests {
         assert!(plain[0] < plain[1], "without the bonus it loses: {plain:?}");
         // Said in the name's own words, it still wins.
         assert_eq!(names(&index, &tools, "share a folder", 1), ["share_folder"]);
+    }
+
+    #[test]
+    fn a_request_framed_as_a_search_for_a_tool_ranks_as_the_request() {
+        // Tools that find things, and tools named `…_tool`, match the frame's words.
+        let tools = [
+            text(
+                "files",
+                "find_files",
+                "Find files whose names match a pattern.",
+            ),
+            text(
+                "maps",
+                "nearest_point_tool",
+                "Find the nearest point to a place.",
+            ),
+            text("maps", "distance_tool", "The distance between two places."),
+            text(
+                "images",
+                "resize_image",
+                "Resize an image to a width and height.",
+            ),
+            text("images", "crop_image", "Crop an image to a rectangle."),
+        ];
+        let index = Bm25::new(&tools);
+        let plain = names(&index, &tools, "resize a picture", 5);
+        assert_eq!(plain[0], "resize_image");
+        for framed in [
+            "find a tool that can resize a picture",
+            "is there a tool to resize a picture?",
+            "search for tools that let me resize a picture",
+            "picture resizing tool",
+        ] {
+            assert_eq!(
+                names(&index, &tools, framed, 1),
+                ["resize_image"],
+                "{framed}"
+            );
+        }
+        assert_eq!(
+            names(&index, &tools, "find a tool that can resize a picture", 5),
+            plain
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use super::hints::identifier_kind;
 use super::mpnet::{self, MpNet};
-use super::text::ToolText;
+use super::text::{request, ToolText};
 use super::vectors::VectorCache;
 use super::{best, keys, Hit, RankError, Ranker};
 
@@ -284,7 +284,9 @@ impl Embedder {
 /// ([`ToolText::passage`] embedded once, through a [`VectorCache`]).
 ///
 /// Each identifier in the query is embedded as the kind it names, which
-/// [`Bm25`](super::Bm25) counts too: "give PROJ-73 to Kenji" as "give issue to Kenji".
+/// [`Bm25`](super::Bm25) counts too: "give PROJ-73 to Kenji" as "give issue to Kenji". As
+/// `Bm25` does, it embeds the request without the frame of a search for a tool: "find a
+/// tool that can resize images" as "resize images".
 pub struct Embeddings {
     embedder: Arc<Embedder>,
     vectors: Vec<Arc<[f32]>>,
@@ -368,7 +370,7 @@ impl Ranker for Embeddings {
     fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
         let query = self
             .embedder
-            .embed(&[identifiers_as_kinds(query).as_ref()])?;
+            .embed(&[identifiers_as_kinds(request(query)).as_ref()])?;
         let Some(query) = query.first() else {
             return Ok(Vec::new());
         };

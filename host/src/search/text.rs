@@ -1,5 +1,7 @@
 //! What a ranker reads of a tool, and how text becomes terms.
 
+use std::ops::Range;
+
 use mcp_sansio::Tool;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
@@ -212,6 +214,149 @@ pub(crate) fn query_words(text: &str) -> (Vec<String>, Vec<String>) {
     (words, compounds)
 }
 
+/// The words a request names the tools themselves by.
+const TOOL_WORDS: [&str; 2] = ["tool", "tools"];
+
+/// Words that, beside stopwords, ask for a tool before a request names one: "is there any",
+/// "find me the right", "I need a", "do you have an MCP".
+const FRAME_ASKS: [&str; 33] = [
+    "find",
+    "search",
+    "look",
+    "looking",
+    "need",
+    "needs",
+    "want",
+    "wants",
+    "get",
+    "give",
+    "show",
+    "recommend",
+    "suggest",
+    "there",
+    "any",
+    "some",
+    "best",
+    "right",
+    "good",
+    "mcp",
+    "would",
+    "could",
+    "like",
+    "us",
+    "have",
+    "has",
+    "got",
+    "one",
+    "available",
+    "appropriate",
+    "correct",
+    "useful",
+    "just",
+];
+
+/// Words that tie a tool word to what the tool must do: "that could", "I can use to",
+/// "capable of", "designed for". Only these: "find a tool for what time it is in Tokyo"
+/// keeps its "what".
+const FRAME_TIES: [&str; 32] = [
+    "that", "which", "who", "to", "for", "can", "could", "will", "would", "should", "might", "may",
+    "i", "we", "you", "is", "are", "be", "do", "does", "able", "capable", "of", "so", "in",
+    "order", "designed", "meant", "built", "made", "use", "used",
+];
+
+/// Verbs that tie a tool word to the request only before a person: "that lets me", "which
+/// helps us"; "a tool that can allow the server to write" asks for what it says.
+const FRAME_GRANTS: [&str; 8] = [
+    "let", "lets", "allow", "allows", "help", "helps", "enable", "enables",
+];
+
+/// What follows a [`FRAME_GRANTS`] verb that ties a request: a person, or "with" and "to"
+/// ("helps with", "helps to").
+const FRAME_PERSONS: [&str; 6] = ["me", "us", "you", "one", "with", "to"];
+
+/// `text` without the frame a request to a tool search puts around what it wants: the
+/// model searching for tools writes "find a tool that can resize images", "is there a tool
+/// to …", "tools for: …", "… tool", and "find", "search" and "tool" then match tools that
+/// find, search, or are named `…_tool`, before any that resizes images. Every ranker reads
+/// a query through this.
+///
+/// A leading frame is a tool word (`tool`, `tools`) after nothing but words that ask for one
+/// ([`FRAME_ASKS`] and stopwords), and before words that tie it to the request
+/// ([`FRAME_TIES`], or a [`FRAME_GRANTS`] verb before a person), a punctuation mark, or
+/// nothing: "what tools did the assistant call" asks about tools, and keeps them. A trailing
+/// frame is a tool word last but for stopwords ("weather forecast tool"). A tool word joined
+/// to another by a hyphen, a dot or a camelCase hump is part of a name (`infra-tools`,
+/// `devTools`), never a frame. Nothing is dropped where nothing but the frame's words would
+/// remain: "which tools do I have" is about tools.
+pub(crate) fn request(text: &str) -> &str {
+    let spans = split_spans(text);
+    let word = |at: usize| spans.get(at).map(|(word, _, _)| word.as_str());
+    // A tool word on its own, not part of `infra-tools`, `devTools` or `tool-chain`.
+    let alone = |at: usize| {
+        let gap = |at: usize| spans.get(at).map(|(_, gap, _)| *gap);
+        !matches!(gap(at), Some(Gap::Mark | Gap::Hump))
+            && !matches!(gap(at + 1), Some(Gap::Mark | Gap::Hump))
+    };
+    let tool = |at: usize| word(at).is_some_and(|w| TOOL_WORDS.contains(&w)) && alone(at);
+    // How many words at `at` tie a tool word to the request: none, one ("that"), or a verb
+    // and its person ("lets me").
+    let tie = |at: usize| match (word(at), word(at + 1)) {
+        (Some(w), _) if FRAME_TIES.contains(&w) => 1,
+        (Some(verb), Some(person))
+            if FRAME_GRANTS.contains(&verb) && FRAME_PERSONS.contains(&person) =>
+        {
+            2
+        }
+        _ => 0,
+    };
+    // The first word of the request, and the one after its last.
+    let mut start = 0;
+    if let Some(at) = (0..spans.len()).find(|&at| tool(at)) {
+        let asked = (0..at)
+            .all(|before| word(before).is_some_and(|w| is_stopword(w) || FRAME_ASKS.contains(&w)));
+        let tied = spans
+            .get(at + 1)
+            .is_none_or(|(_, gap, _)| *gap == Gap::Apart || tie(at + 1) > 0);
+        if asked && tied {
+            start = at + 1;
+            loop {
+                match tie(start) {
+                    0 => break,
+                    n => start += n,
+                }
+            }
+        }
+    }
+    let end = match (0..spans.len()).rfind(|&at| word(at).is_some_and(|w| !is_stopword(w))) {
+        Some(last) if last >= start && tool(last) => last,
+        _ => spans.len(),
+    };
+    let framing = |w: &str| {
+        is_stopword(w)
+            || FRAME_ASKS.contains(&w)
+            || FRAME_TIES.contains(&w)
+            || FRAME_GRANTS.contains(&w)
+    };
+    if (start == 0 && end == spans.len()) || (start..end).all(|at| word(at).is_none_or(framing)) {
+        return text;
+    }
+    // From the end of the frame's last word, and to the start of a trailing tool word: what
+    // stands between is kept, the `#` of `#general` as the `(` of `foo()`, but for the colon
+    // or dash that ends a frame ("tools for: …").
+    let from = start
+        .checked_sub(1)
+        .and_then(|at| spans.get(at))
+        .map_or(0, |(_, _, span)| span.end);
+    let to = spans.get(end).map_or(text.len(), |(_, _, span)| span.start);
+    text.get(from..to).map_or(text, |request| {
+        request
+            .trim_start_matches(|c: char| {
+                c.is_whitespace() || matches!(c, ':' | ',' | ';' | '–' | '—')
+            })
+            .trim_end()
+    })
+}
+
 /// The words of a tool's `text` that are indexed, before stemming: [`unstemmed`]'s, and
 /// each two a camelCase hump joins written as one as well (`JavaScript` gives `java`,
 /// `script` and `javascript`; `getYouTubeVideo` also `getyou`, `youtube` and `tubevideo`).
@@ -283,14 +428,24 @@ enum Gap {
 
 /// [`split`]'s words, each with what stands between it and the word before.
 fn split_marked(text: &str) -> Vec<(String, Gap)> {
+    split_spans(text)
+        .into_iter()
+        .map(|(word, gap, _)| (word, gap))
+        .collect()
+}
+
+/// [`split_marked`]'s words, each with the bytes of `text` it was read from.
+fn split_spans(text: &str) -> Vec<(String, Gap, Range<usize>)> {
     let mut out = Vec::new();
+    // Where the word being read starts in `text`, and where it ends so far.
+    let mut span = 0..0;
     let mut word = String::new();
     let mut gap = Gap::Apart;
     // The characters since the last word: how many, the last one, whether all were spaces.
     let mut between = (0_usize, ' ', true);
     let mut previous: Option<char> = None;
-    let chars: Vec<char> = text.chars().collect();
-    for (at, &c) in chars.iter().enumerate() {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for (at, &(byte, c)) in chars.iter().enumerate() {
         // A mark belongs to the letter before it: dropped from a Latin one (`e` and U+0301
         // read as `e`), kept with any other (a Devanagari vowel sign), never a word alone.
         if is_combining_mark(c) {
@@ -300,19 +455,20 @@ fn split_marked(text: &str) -> Vec<(String, Gap)> {
                 .is_some_and(|last| !last.is_ascii())
             {
                 word.push(c);
+                span.end = byte + c.len_utf8();
             }
             continue;
         }
         if !c.is_alphanumeric() {
             if !word.is_empty() {
-                out.push((std::mem::take(&mut word), gap));
+                out.push((std::mem::take(&mut word), gap, span.clone()));
                 between = (0, ' ', true);
             }
             between = (between.0 + 1, c, between.2 && c.is_whitespace());
             previous = None;
             continue;
         }
-        let next_lower = chars.get(at + 1).is_some_and(|n| n.is_lowercase());
+        let next_lower = chars.get(at + 1).is_some_and(|(_, n)| n.is_lowercase());
         let hump = match previous {
             // fooBar: a lower letter then an upper one.
             Some(p) if p.is_lowercase() && c.is_uppercase() => true,
@@ -328,11 +484,12 @@ fn split_marked(text: &str) -> Vec<(String, Gap)> {
             .is_some_and(|last| unspaced(last) != unspaced(c));
         let mut humped = false;
         if (hump || script) && !word.is_empty() {
-            out.push((std::mem::take(&mut word), gap));
+            out.push((std::mem::take(&mut word), gap, span.clone()));
             between = (0, ' ', false);
             humped = hump && !script;
         }
         if word.is_empty() {
+            span.start = byte;
             gap = match between {
                 _ if out.is_empty() => Gap::Apart,
                 _ if humped => Gap::Hump,
@@ -344,10 +501,11 @@ fn split_marked(text: &str) -> Vec<(String, Gap)> {
         for lower in c.to_lowercase() {
             fold(lower, &mut word);
         }
+        span.end = byte + c.len_utf8();
         previous = Some(c);
     }
     if !word.is_empty() {
-        out.push((word, gap));
+        out.push((word, gap, span));
     }
     out
 }
@@ -586,6 +744,60 @@ mod tests {
             unstemmed("git hub git-hub GIT 获取Git")
         );
         assert!(tool_words("").is_empty());
+    }
+
+    #[test]
+    fn a_request_is_read_without_the_frame_a_tool_search_puts_around_it() {
+        for (query, request_) in [
+            ("find a tool that can resize images", "resize images"),
+            ("Is there any tool to send an email?", "send an email?"),
+            ("tools for: list my repos", "list my repos"),
+            ("Tool: list my repos", "list my repos"),
+            ("which tool should I use to book a flight", "book a flight"),
+            ("I need an MCP tool capable of reading PDFs", "reading PDFs"),
+            (
+                "search for tools that let me post to #general",
+                "post to #general",
+            ),
+            ("a tool which helps with invoices", "invoices"),
+            ("weather forecast tool", "weather forecast"),
+            (
+                "get me the right tools for charts, please",
+                "charts, please",
+            ),
+            // A content verb after the frame is the request's, not the frame's.
+            (
+                "a tool that can allow the server to write",
+                "allow the server to write",
+            ),
+            ("a tool that helps Maria", "helps Maria"),
+        ] {
+            assert_eq!(request(query), request_, "{query}");
+        }
+        // A question about tools, a tool word inside a name, and a frame with nothing in it
+        // are left as they are.
+        for query in [
+            "what tools did the assistant call recently",
+            "which tools do I have",
+            "list the tools of the gitlab server",
+            "start a new GitLab project called infra-tools",
+            "open devTools",
+            "find a tool-chain file",
+            "find a tool",
+            "tools",
+            "",
+        ] {
+            assert_eq!(request(query), query);
+        }
+        // Any text: a part of it, on a character boundary.
+        for query in [
+            "tool: é",
+            "tools\u{301} for x",
+            "工具 tool 工具",
+            "tool tool tool",
+        ] {
+            assert!(query.contains(request(query)), "{query}");
+        }
     }
 
     #[test]

@@ -34,6 +34,15 @@ pub(crate) enum Set {
 }
 
 impl Set {
+    /// The sets written in English, in the order they were written.
+    pub(crate) const ENGLISH: [Set; 5] = [
+        Set::Built,
+        Set::HeldOut,
+        Set::External,
+        Set::Unseen,
+        Set::Fifth,
+    ];
+
     /// The catalog file: `{"servers": [{"server", "source", "tools"}]}`.
     pub(crate) fn catalog(self) -> Value {
         serde_json::from_str(match self {
