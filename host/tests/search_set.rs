@@ -492,19 +492,31 @@ fn a_request_framed_as_a_search_for_a_tool_finds_what_the_request_finds() {
         let tools = texts(&set.catalog());
         let index = Bm25::new(&tools);
         let queries = set.queries();
-        let plain = found(&tools, &queries, &top_fives(&index, &queries));
-        for frame in FRAMES {
+        // How many queries find a tool in the top five, each written in `frame`: `{}` is the
+        // query, `{server}` the server of its first expected tool.
+        let found_in = |frame: &str| {
             let framed: Vec<Value> = queries
                 .iter()
                 .map(|query| {
                     let mut query = query.clone();
-                    let text = query["query"].as_str().unwrap().to_owned();
-                    query["query"] = json!(frame.replace("{}", &text));
+                    let server = query["expect"][0][0].as_str().unwrap();
+                    let text = query["query"].as_str().unwrap();
+                    let text = frame.replace("{server}", server).replace("{}", text);
+                    query["query"] = json!(text);
                     query
                 })
                 .collect();
-            let found = found(&tools, &framed, &top_fives(&index, &framed));
-            assert_eq!(found, plain, "{set:?}, framed as {frame:?}");
+            found(&tools, &framed, &top_fives(&index, &framed))
+        };
+        let plain = found_in("{}");
+        for frame in FRAMES {
+            assert_eq!(found_in(frame), plain, "{set:?}, framed as {frame:?}");
         }
+        // After the server's name, "slack tools to …" finds what "slack: …" does.
+        assert_eq!(
+            found_in("{server} tools to {}"),
+            found_in("{server}: {}"),
+            "{set:?}"
+        );
     }
 }

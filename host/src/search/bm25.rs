@@ -35,8 +35,8 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 /// I" is never a `doi`.
 ///
 /// A query is read without the frame a request to a tool search puts around it: "find a
-/// tool that can resize images", "is there any tool to …", "tools for: …" and "… tool" are
-/// read as the request inside, as a model searching through the palette's search tool
+/// tool that can resize images", "is there any tool to …", "tools for: …", "… tool" and
+/// "slack tools to …" are read as the request inside, as a model searching through the palette's search tool
 /// writes them. Read whole, "find" and "tool" match tools that find things or are named
 /// `…_tool` before the one that resizes images. "What tools did the assistant call" asks
 /// about tools, and is read whole.
@@ -339,7 +339,8 @@ fn best_of(scores: &[f64], touched: &[usize]) -> f64 {
 
 impl Ranker for Bm25 {
     fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
-        let query = request(query);
+        let request = request(query);
+        let query = request.as_ref();
         // One slot per tool, and the tools any term reached: no map on the hot loop.
         let mut scores = vec![0.0_f64; self.lengths.len()];
         let mut touched: Vec<usize> = Vec::new();

@@ -370,7 +370,7 @@ impl Ranker for Embeddings {
     fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
         let query = self
             .embedder
-            .embed(&[identifiers_as_kinds(request(query)).as_ref()])?;
+            .embed(&[identifiers_as_kinds(&request(query)).as_ref()])?;
         let Some(query) = query.first() else {
             return Ok(Vec::new());
         };

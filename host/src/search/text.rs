@@ -1,5 +1,6 @@
 //! What a ranker reads of a tool, and how text becomes terms.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use mcp_sansio::Tool;
@@ -284,11 +285,13 @@ const FRAME_PERSONS: [&str; 6] = ["me", "us", "you", "one", "with", "to"];
 /// ([`FRAME_ASKS`] and stopwords), and before words that tie it to the request
 /// ([`FRAME_TIES`], or a [`FRAME_GRANTS`] verb before a person), a punctuation mark, or
 /// nothing: "what tools did the assistant call" asks about tools, and keeps them. A trailing
-/// frame is a tool word last but for stopwords ("weather forecast tool"). A tool word joined
+/// frame is a tool word last but for stopwords ("weather forecast tool"). After a name, a
+/// tool word and what ties it are a frame within the request: "slack tools for posting" is
+/// read as "slack posting", but "list the tools that are disabled" whole. A tool word joined
 /// to another by a hyphen, a dot or a camelCase hump is part of a name (`infra-tools`,
 /// `devTools`), never a frame. Nothing is dropped where nothing but the frame's words would
 /// remain: "which tools do I have" is about tools.
-pub(crate) fn request(text: &str) -> &str {
+pub(crate) fn request(text: &str) -> Cow<'_, str> {
     let spans = split_spans(text);
     let word = |at: usize| spans.get(at).map(|(word, _, _)| word.as_str());
     // A tool word on its own, not part of `infra-tools`, `devTools` or `tool-chain`.
@@ -309,26 +312,35 @@ pub(crate) fn request(text: &str) -> &str {
         }
         _ => 0,
     };
-    // The first word of the request, and the one after its last.
+    // The first word of the request, the one after its last, and the words of a frame
+    // within it ("slack tools for …").
     let mut start = 0;
+    let mut within = 0..0;
     if let Some(at) = (0..spans.len()).find(|&at| tool(at)) {
         let asked = (0..at)
             .all(|before| word(before).is_some_and(|w| is_stopword(w) || FRAME_ASKS.contains(&w)));
         let tied = spans
             .get(at + 1)
             .is_none_or(|(_, gap, _)| *gap == Gap::Apart || tie(at + 1) > 0);
-        if asked && tied {
-            start = at + 1;
-            loop {
-                match tie(start) {
-                    0 => break,
-                    n => start += n,
-                }
+        let mut after = at + 1;
+        loop {
+            match tie(after) {
+                0 => break,
+                n => after += n,
             }
+        }
+        let named = at
+            .checked_sub(1)
+            .and_then(word)
+            .is_some_and(|w| !is_stopword(w) && !FRAME_ASKS.contains(&w));
+        if asked && tied {
+            start = after;
+        } else if named && tied {
+            within = at..after;
         }
     }
     let end = match (0..spans.len()).rfind(|&at| word(at).is_some_and(|w| !is_stopword(w))) {
-        Some(last) if last >= start && tool(last) => last,
+        Some(last) if last >= start && tool(last) && !within.contains(&last) => last,
         _ => spans.len(),
     };
     let framing = |w: &str| {
@@ -337,24 +349,41 @@ pub(crate) fn request(text: &str) -> &str {
             || FRAME_TIES.contains(&w)
             || FRAME_GRANTS.contains(&w)
     };
-    if (start == 0 && end == spans.len()) || (start..end).all(|at| word(at).is_none_or(framing)) {
-        return text;
+    let kept = (start..end).filter(|at| !within.contains(at));
+    if (start == 0 && end == spans.len() && within.is_empty())
+        || kept.clone().all(|at| word(at).is_none_or(framing))
+    {
+        return Cow::Borrowed(text);
     }
-    // From the end of the frame's last word, and to the start of a trailing tool word: what
-    // stands between is kept, the `#` of `#general` as the `(` of `foo()`, but for the colon
-    // or dash that ends a frame ("tools for: …").
-    let from = start
-        .checked_sub(1)
-        .and_then(|at| spans.get(at))
-        .map_or(0, |(_, _, span)| span.end);
-    let to = spans.get(end).map_or(text.len(), |(_, _, span)| span.start);
-    text.get(from..to).map_or(text, |request| {
-        request
-            .trim_start_matches(|c: char| {
+    // A part of `text` from the end of the word `from` (or its start) to the start of the
+    // word `to` (or its end): what stands between words is kept, the `#` of `#general` as the
+    // `(` of `foo()`, but for the colon or dash that ends a frame ("tools for: …").
+    let part = |from: Option<usize>, to: usize| {
+        let from = from
+            .and_then(|at| spans.get(at))
+            .map_or(0, |(_, _, span)| span.end);
+        let to = spans.get(to).map_or(text.len(), |(_, _, span)| span.start);
+        text.get(from..to).map_or("", |part| {
+            part.trim_start_matches(|c: char| {
                 c.is_whitespace() || matches!(c, ':' | ',' | ';' | '–' | '—')
             })
             .trim_end()
-    })
+        })
+    };
+    let before = start.checked_sub(1);
+    if within.is_empty() {
+        return Cow::Borrowed(part(before, end));
+    }
+    let tail = if within.end < end {
+        part(within.end.checked_sub(1), end)
+    } else {
+        ""
+    };
+    Cow::Owned(
+        format!("{} {tail}", part(before, within.start))
+            .trim_end()
+            .to_owned(),
+    )
 }
 
 /// The words of a tool's `text` that are indexed, before stemming: [`unstemmed`]'s, and
@@ -771,6 +800,17 @@ mod tests {
                 "allow the server to write",
             ),
             ("a tool that helps Maria", "helps Maria"),
+            // Within a request, after a name: the tool word and its ties.
+            (
+                "slack tools for posting a message",
+                "slack posting a message",
+            ),
+            (
+                "the GitHub tool to open an issue",
+                "the GitHub open an issue",
+            ),
+            ("Slack tools: post #general", "Slack post #general"),
+            ("jira tools", "jira"),
         ] {
             assert_eq!(request(query), request_, "{query}");
         }
@@ -780,6 +820,7 @@ mod tests {
             "what tools did the assistant call recently",
             "which tools do I have",
             "list the tools of the gitlab server",
+            "list the tools that are disabled",
             "start a new GitLab project called infra-tools",
             "open devTools",
             "find a tool-chain file",
@@ -789,14 +830,20 @@ mod tests {
         ] {
             assert_eq!(request(query), query);
         }
-        // Any text: a part of it, on a character boundary.
+        // Any text: parts of it, on character boundaries.
         for query in [
             "tool: é",
             "tools\u{301} for x",
             "工具 tool 工具",
             "tool tool tool",
+            "x tool: é tools",
+            "é tools to",
         ] {
-            assert!(query.contains(request(query)), "{query}");
+            let request = request(query);
+            assert!(
+                request.split(' ').all(|part| query.contains(part)),
+                "{query}"
+            );
         }
     }
 
