@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::hints::hints;
 use super::spelling::slips;
 use super::synonyms::related;
-use super::text::{query_words, request, stems, tokens, ToolText};
+use super::text::{query_words, request, stems, tokens, Frames, ToolText};
 use super::{best as best_k, keys, Hit, RankError, Ranker};
 
 /// Okapi BM25, built once per catalog, over each tool's name, title, description, parameter
@@ -339,7 +339,7 @@ fn best_of(scores: &[f64], touched: &[usize]) -> f64 {
 
 impl Ranker for Bm25 {
     fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
-        let request = request(query);
+        let request = request(query, Frames::All);
         let query = request.as_ref();
         // One slot per tool, and the tools any term reached: no map on the hot loop.
         let mut scores = vec![0.0_f64; self.lengths.len()];

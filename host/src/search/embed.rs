@@ -12,7 +12,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use super::hints::identifier_kind;
 use super::mpnet::{self, MpNet};
-use super::text::{request, ToolText};
+use super::text::{request, Frames, ToolText};
 use super::vectors::VectorCache;
 use super::{best, keys, Hit, RankError, Ranker};
 
@@ -285,8 +285,9 @@ impl Embedder {
 ///
 /// Each identifier in the query is embedded as the kind it names, which
 /// [`Bm25`](super::Bm25) counts too: "give PROJ-73 to Kenji" as "give issue to Kenji". As
-/// `Bm25` does, it embeds the request without the frame of a search for a tool: "find a
-/// tool that can resize images" as "resize images".
+/// `Bm25` does, it embeds the request without the frame of a search for a tool around it:
+/// "find a tool that can resize images" as "resize images"; a frame within it ("slack tools
+/// to post …") it embeds as written, a sentence.
 pub struct Embeddings {
     embedder: Arc<Embedder>,
     vectors: Vec<Arc<[f32]>>,
@@ -368,9 +369,9 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 
 impl Ranker for Embeddings {
     fn rank(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
-        let query = self
-            .embedder
-            .embed(&[identifiers_as_kinds(&request(query)).as_ref()])?;
+        let query =
+            self.embedder
+                .embed(&[identifiers_as_kinds(&request(query, Frames::Around)).as_ref()])?;
         let Some(query) = query.first() else {
             return Ok(Vec::new());
         };
