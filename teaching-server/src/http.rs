@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
 
 use crate::modes::Mode;
+use crate::wire::{Method, Request, Response, Server};
 use crate::{Out, Serve};
 
 /// The revision whose requests are served without a session.
@@ -41,11 +41,10 @@ pub(crate) struct Options {
 /// Serves the MCP endpoint `/mcp` at `addr` (`127.0.0.1:0` picks a port) until killed;
 /// prints `http://ADDR/mcp` on stdout once listening.
 pub(crate) fn serve(addr: &str, serve: Serve, options: Options) -> Result<(), String> {
-    let server = Server::http(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let server = Server::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let bound = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| String::from("the server has no IP address"))?;
+        .local_addr()
+        .map_err(|e| format!("the server has no address: {e}"))?;
     println!("http://{bound}/mcp");
     let _ = io::stdout().flush();
     let shared = Arc::new(Mutex::new(Shared {
@@ -56,21 +55,13 @@ pub(crate) fn serve(addr: &str, serve: Serve, options: Options) -> Result<(), St
         lost: HashSet::new(),
         events: 0,
     }));
-    for request in server.incoming_requests() {
-        let shared = Arc::clone(&shared);
-        let options = options.clone();
-        // One thread per request: a reply that never ends holds only its own.
-        std::thread::spawn(move || answer(request, &shared, &options));
-    }
+    // A thread per connection: a reply that never ends holds only its own.
+    server.run(move |request| answer(request, &shared, &options));
     Ok(())
 }
 
 fn header(request: &Request, name: &'static str) -> Option<String> {
-    request
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv(name))
-        .map(|h| h.value.as_str().to_owned())
+    request.header(name).map(str::to_owned)
 }
 
 /// In `moved-header` and `moving-header`, the refusal (-32020) of a call whose `region` is
@@ -99,35 +90,21 @@ fn moved_header(request: &Request, message: &Value, serve: &Serve) -> Option<Val
     })
 }
 
-/// The header `name: value`; `None` only for bytes a header cannot hold, which this server
-/// never writes.
-fn with_header(name: &str, value: &str) -> Option<Header> {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
-}
-
 /// An empty reply with `code` and the header `name: value`.
-fn bare(code: u16, name: &str, value: &str) -> Response<io::Empty> {
-    let mut response = Response::empty(StatusCode(code));
-    if let Some(header) = with_header(name, value) {
-        response.add_header(header);
-    }
-    response
+fn bare(code: u16, name: &str, value: &str) -> Response {
+    Response::empty(code).with_header(name, value)
 }
 
-fn status(code: u16, body: &Value) -> Response<io::Cursor<Vec<u8>>> {
-    let mut response =
-        Response::from_data(body.to_string().into_bytes()).with_status_code(StatusCode(code));
-    if let Some(header) = with_header("Content-Type", "application/json") {
-        response.add_header(header);
-    }
-    response
+fn status(code: u16, body: &Value) -> Response {
+    Response::data(code, body.to_string().into_bytes())
+        .with_header("Content-Type", "application/json")
 }
 
 fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
+fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
     let sse = options.sse;
     let mode = shared
         .lock()
@@ -135,7 +112,7 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
         .serve
         .mode;
     let authorized = options.token.as_ref().is_none_or(|token| {
-        header(&request, "authorization").as_deref() == Some(format!("Bearer {token}").as_str())
+        header(request, "authorization").as_deref() == Some(format!("Bearer {token}").as_str())
     });
     match (request.method(), mode) {
         _ if !authorized => {
@@ -152,14 +129,14 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
             return;
         }
         (Method::Delete, _) => {
-            if let Some(id) = header(&request, "mcp-session-id") {
+            if let Some(id) = header(request, "mcp-session-id") {
                 shared
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .sessions
                     .remove(&id);
             }
-            let _ = request.respond(Response::empty(StatusCode(200)));
+            let _ = request.respond(Response::empty(200));
             return;
         }
         (Method::Post, _) => {}
@@ -168,7 +145,7 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
             return;
         }
     }
-    let accept = header(&request, "accept").unwrap_or_default();
+    let accept = header(request, "accept").unwrap_or_default();
     if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
         let _ = request.respond(status(
             406,
@@ -176,24 +153,23 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
         ));
         return;
     }
-    if !header(&request, "content-type").is_some_and(|t| t.starts_with("application/json")) {
+    if !header(request, "content-type").is_some_and(|t| t.starts_with("application/json")) {
         let _ = request.respond(status(
             415,
             &rpc_error(&Value::Null, -32600, "Unsupported Media Type"),
         ));
         return;
     }
-    let mut body = String::new();
-    if request.as_reader().read_to_string(&mut body).is_err() {
+    let Ok(body) = String::from_utf8(request.body().to_vec()) else {
         return;
-    }
+    };
     let Ok(message) = serde_json::from_str::<Value>(&body) else {
         let _ = request.respond(status(400, &rpc_error(&Value::Null, -32700, "Parse error")));
         return;
     };
     let id = message.get("id").cloned();
     let method = message["method"].as_str().unwrap_or_default().to_owned();
-    let stateless = header(&request, "mcp-protocol-version").as_deref() == Some(STATELESS);
+    let stateless = header(request, "mcp-protocol-version").as_deref() == Some(STATELESS);
     let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
     let mut new_session = None;
     if stateless {
@@ -206,7 +182,7 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
             ));
             return;
         }
-        if header(&request, "mcp-method").as_deref() != Some(method.as_str()) {
+        if header(request, "mcp-method").as_deref() != Some(method.as_str()) {
             let refusal = rpc_error(
                 id.as_ref().unwrap_or(&Value::Null),
                 -32020,
@@ -222,7 +198,7 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
         shared.sessions.insert(session.clone());
         new_session = Some(session);
     } else {
-        let session = header(&request, "mcp-session-id");
+        let session = header(request, "mcp-session-id");
         let known = session
             .as_ref()
             .is_some_and(|s| shared.sessions.contains(s));
@@ -246,7 +222,7 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
     }
     // Checked in every revision, wrongly in a 2025 session, which has no such headers: there
     // every call with a region is refused, and a client must not list again for it.
-    if let Some(refusal) = moved_header(&request, &message, &shared.serve) {
+    if let Some(refusal) = moved_header(request, &message, &shared.serve) {
         drop(shared);
         let _ = request.respond(status(400, &refusal));
         return;
@@ -256,7 +232,7 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
         // request of the server's.
         shared.serve.handle(&message);
         drop(shared);
-        let _ = request.respond(Response::empty(StatusCode(202)));
+        let _ = request.respond(Response::empty(202));
         return;
     }
     shared.serve.out = Out::Reply(Vec::new());
@@ -290,7 +266,7 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
     }
     let mut headers = Vec::new();
     if let Some(session) = &new_session {
-        headers.extend(with_header("Mcp-Session-Id", session));
+        headers.push(("Mcp-Session-Id", session.clone()));
     }
     let stream = sse
         || loses
@@ -338,8 +314,11 @@ fn answer(mut request: Request, shared: &Mutex<Shared>, options: &Options) {
         let one = messages.first().map(|m| m.to_vec()).unwrap_or_default();
         ("application/json", whole(one))
     };
-    headers.extend(with_header("Content-Type", content_type));
-    let response = Response::new(StatusCode(200), headers, body, length, None);
+    headers.push(("Content-Type", content_type.to_owned()));
+    let response = headers.iter().fold(
+        Response::stream(200, body, length),
+        |response, (name, value)| response.with_header(name, value),
+    );
     let _ = request.respond(response);
 }
 

@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 
 mod http;
 mod modes;
+mod wire;
 
 use modes::Mode;
 
