@@ -296,6 +296,12 @@ fn usage_errors_exit_2_before_any_server_starts() {
     mcp_call(&["--list"]).failed(2, "<--url <URL>|COMMAND>");
     // No action.
     mcp_call(&["--", "true"]).failed(2, "--list");
+    // The server's command without the `--` before it: the message says where it goes.
+    mcp_call(&["--list", "true"]).failed(
+        2,
+        "unexpected argument 'true' found (the server's command goes after --",
+    );
+    mcp_call(&["--list", "--lst", "--", "true"]).failed(2, "mcp-call --help shows the usage");
 }
 
 #[test]

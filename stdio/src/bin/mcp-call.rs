@@ -258,10 +258,19 @@ fn main() -> ExitCode {
             let words: Vec<&str> = message.split_whitespace().collect();
             let what = words.join(" ");
             let what = what.strip_prefix("error: ").unwrap_or(&what);
-            return report(&Failure::new(
-                Failure::USAGE,
-                format!("{what} (mcp-call --help shows the usage)"),
-            ));
+            // A word where no option takes one is the server's command written without the
+            // `--` before it: say so, as clap's message alone does not.
+            let stray = e.kind() == clap::error::ErrorKind::UnknownArgument
+                && matches!(
+                    e.get(clap::error::ContextKind::InvalidArg),
+                    Some(clap::error::ContextValue::String(arg)) if !arg.starts_with('-')
+                );
+            let hint = if stray {
+                "the server's command goes after --, as in mcp-call --list -- COMMAND [ARG...]"
+            } else {
+                "mcp-call --help shows the usage"
+            };
+            return report(&Failure::new(Failure::USAGE, format!("{what} ({hint})")));
         }
     };
     let stop = Arc::new(AtomicBool::new(false));
