@@ -108,15 +108,18 @@ fn meaning_ranks_where_no_word_is_shared() {
     assert_eq!(top("will it rain in Oslo tomorrow"), "get_forecast");
     assert_eq!(top("report a bug to the maintainers"), "create_issue");
     assert_eq!(top("tell the team in chat"), "send_message");
-    // Asked for as a tool, the same: the scores are the request's alone.
+    // Asked for as a tool, or politely, the same: the scores are the request's alone.
     let scores = |query: &str| {
         let hits = index.rank(query, 4).unwrap();
         hits.iter().map(|h| (h.index, h.score)).collect::<Vec<_>>()
     };
-    assert_eq!(
-        scores("is there a tool that can tell the team in chat?"),
-        scores("tell the team in chat?")
-    );
+    for asked in [
+        "is there a tool that can tell the team in chat?",
+        "could you please tell the team in chat?",
+        "I'd like to tell the team in chat? thanks",
+    ] {
+        assert_eq!(scores(asked), scores("tell the team in chat?"), "{asked}");
+    }
     // Every tool comes back, best first.
     let all = index.rank("anything", 10).unwrap();
     assert_eq!(all.len(), 4);

@@ -479,14 +479,19 @@ fn a_catalog_in_british_spelling_ranks_as_the_american_one() {
 /// frames are of those written before the rule that reads them; the last three of those
 /// written to check it once it was built (README, "Requests framed as a search for a tool").
 #[test]
-fn a_request_framed_as_a_search_for_a_tool_finds_what_the_request_finds() {
-    const FRAMES: [&str; 6] = [
+fn a_request_framed_as_a_search_for_a_tool_or_in_courtesies_finds_what_the_request_finds() {
+    const FRAMES: [&str; 11] = [
         "find a tool that can {}",
         "I need a tool that lets me {}",
         "which tool should I use to {}",
         "is there any tool to {}",
         "Tool: {}",
         "{} tool",
+        "I need to {}",
+        "I'd like to {}",
+        "can you help me {}",
+        "could you please {}",
+        "hey, {} for me, please",
     ];
     for set in Set::ENGLISH {
         let tools = texts(&set.catalog());

@@ -39,7 +39,8 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 /// "slack tools to …" are read as the request inside, as a model searching through the palette's search tool
 /// writes them. Read whole, "find" and "tool" match tools that find things or are named
 /// `…_tool` before the one that resizes images. "What tools did the assistant call" asks
-/// about tools, and is read whole.
+/// about tools, and is read whole. So are the courtesies a person writes: "I need to …",
+/// "I'd like to …", "could you please …", "can you help me …", "… for me, please".
 ///
 /// A tool whose name's words are all in the query scores [`Bm25::NAME_MATCH_BONUS`] more:
 /// "list projects" means `list_projects`, even in a catalog where `list_project_members`

@@ -286,8 +286,9 @@ impl Embedder {
 /// Each identifier in the query is embedded as the kind it names, which
 /// [`Bm25`](super::Bm25) counts too: "give PROJ-73 to Kenji" as "give issue to Kenji". As
 /// `Bm25` does, it embeds the request without the frame of a search for a tool around it:
-/// "find a tool that can resize images" as "resize images"; a frame within it ("slack tools
-/// to post …") it embeds as written, a sentence.
+/// "find a tool that can resize images" as "resize images", and "could you please resize
+/// this, thanks" as "resize this"; a frame within it ("slack tools to post …") it embeds as
+/// written, a sentence.
 pub struct Embeddings {
     embedder: Arc<Embedder>,
     vectors: Vec<Arc<[f32]>>,

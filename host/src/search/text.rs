@@ -275,6 +275,152 @@ const FRAME_GRANTS: [&str; 8] = [
 /// ("helps with", "helps to").
 const FRAME_PERSONS: [&str; 6] = ["me", "us", "you", "one", "with", "to"];
 
+/// Phrases that open a request by asking for help rather than by saying what is wanted: "I
+/// need to", "I'd like to", "could you please", "can you help me", "is it possible to". A
+/// query may open with several ("hey, could you please help me", "I need you to"), each
+/// followed by any "to", with [`FILLERS`] anywhere among them ("I just need to", "could you
+/// maybe"). Only
+/// these: "like the latest post" and "help" alone ask for what they say. A phrase's words
+/// stand apart by spaces or an apostrophe ("I'd" is `i d`).
+const OPENERS: [&[&str]; 44] = [
+    &["please"],
+    &["you"],
+    &["kindly"],
+    &["could", "you"],
+    &["can", "you"],
+    &["would", "you"],
+    &["will", "you"],
+    &["you", "could"],
+    &["help", "me"],
+    &["help", "us"],
+    &["assist", "me"],
+    &["assist", "us"],
+    &["i", "need"],
+    &["we", "need"],
+    &["i", "need", "help"],
+    &["we", "need", "help"],
+    &["i", "want"],
+    &["we", "want"],
+    &["i", "wanna"],
+    &["i", "d", "like"],
+    &["i", "would", "like"],
+    &["we", "d", "like"],
+    &["we", "would", "like"],
+    &["i", "d", "love"],
+    &["i", "would", "love"],
+    &["i", "m", "trying"],
+    &["i", "am", "trying"],
+    &["we", "re", "trying"],
+    &["we", "are", "trying"],
+    &["i", "m", "looking", "for"],
+    &["i", "am", "looking", "for"],
+    &["we", "re", "looking", "for"],
+    &["i", "was", "wondering", "if"],
+    &["i", "m", "wondering", "if"],
+    &["we", "were", "wondering", "if"],
+    &["i", "have", "to"],
+    &["we", "have", "to"],
+    &["is", "it", "possible"],
+    &["would", "it", "be", "possible"],
+    &["is", "there", "a", "way"],
+    &["is", "there", "any", "way"],
+    &["let", "s"],
+    &["go", "ahead", "and"],
+    &["for", "me"],
+];
+
+/// Words that may stand anywhere among [`OPENERS`]' words: "I just need to", "could you
+/// maybe".
+const FILLERS: [&str; 7] = [
+    "just", "really", "also", "only", "actually", "maybe", "perhaps",
+];
+
+/// Words that open a request before a punctuation mark, with at most one word after them:
+/// "hey, …", "hi there! …", "ok. …", but not "hello world program".
+const GREETINGS: [&str; 5] = ["hey", "hi", "hello", "ok", "okay"];
+
+/// How many of the first words of `spans` (from [`split_spans`] of `text`) open a request
+/// without saying what it wants: greetings and [`OPENERS`].
+fn opening(text: &str, spans: &[(String, Gap, Range<usize>)]) -> usize {
+    let word = |at: usize| spans.get(at).map(|(word, _, _)| word.as_str());
+    // What stands between the word `at` and the next.
+    let between = |at: usize| match (spans.get(at), spans.get(at + 1)) {
+        (Some((_, _, this)), Some((_, _, next))) => text.get(this.end..next.start),
+        _ => None,
+    };
+    let joined = |at: usize| {
+        between(at).is_some_and(|gap| gap.trim().is_empty() || matches!(gap, "'" | "\u{2019}"))
+    };
+    let stopped = |at: usize| between(at).is_some_and(|gap| !gap.trim().is_empty());
+    // Where the phrase of `words` starting at `at` ends, fillers skipped, if it stands there.
+    let phrase = |mut at: usize, words: &[&str]| {
+        for (i, w) in words.iter().enumerate() {
+            while word(at).is_some_and(|w| FILLERS.contains(&w)) && joined(at) {
+                at += 1;
+            }
+            if word(at) != Some(w) || (i + 1 < words.len() && !joined(at)) {
+                return None;
+            }
+            at += 1;
+        }
+        Some(at)
+    };
+    let mut at = 0;
+    loop {
+        if word(at).is_some_and(|w| GREETINGS.contains(&w)) {
+            if stopped(at) {
+                at += 1;
+                continue;
+            }
+            if joined(at) && stopped(at + 1) {
+                at += 2;
+                continue;
+            }
+        }
+        let Some(end) = OPENERS.iter().filter_map(|words| phrase(at, words)).max() else {
+            return at;
+        };
+        at = end;
+        while word(at).is_some_and(|w| w == "to" || FILLERS.contains(&w)) && joined(at - 1) {
+            at += 1;
+        }
+    }
+}
+
+/// Phrases that close a request politely: "… please", "… for me", "… thanks".
+const CLOSINGS: [&[&str]; 8] = [
+    &["please"],
+    &["pls"],
+    &["thanks"],
+    &["thank", "you"],
+    &["for", "me"],
+    &["for", "us"],
+    &["if", "you", "can"],
+    &["if", "possible"],
+];
+
+/// Where the request in `spans` ends, before the [`CLOSINGS`] that end it ("send it for me,
+/// please"), none of them taken from before the word `start`.
+fn closing(spans: &[(String, Gap, Range<usize>)], start: usize) -> usize {
+    let mut end = spans.len();
+    while let Some(length) = CLOSINGS
+        .iter()
+        .filter(|words| {
+            end.checked_sub(words.len()).is_some_and(|from| {
+                from > start
+                    && spans
+                        .get(from..end)
+                        .is_some_and(|tail| tail.iter().map(|(w, _, _)| w).eq(words.iter()))
+            })
+        })
+        .map(|words| words.len())
+        .max()
+    {
+        end -= length;
+    }
+    end
+}
+
 /// Which frames [`request`] drops.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Frames {
@@ -306,6 +452,12 @@ pub(crate) enum Frames {
 /// `devTools`), never a frame. Nothing is dropped where nothing but the frame's words would
 /// remain: "which tools do I have" is about tools.
 ///
+/// The courtesies a person wraps a request in go too, before any frame: the [`OPENERS`]
+/// ("I need to", "I'd like to", "could you please", "can you help me", "hey, …") and the
+/// [`CLOSINGS`] ("… for me, please", "… thanks"). "need", "like" and "help" match tools
+/// that describe what a user needs or likes, or that show help; "I'd like to …" took BM25's
+/// recall@5 on the held-out set from 0.682 to 0.636.
+///
 /// A frame within the request is dropped only for [`Frames::All`].
 pub(crate) fn request(text: &str, frames: Frames) -> Cow<'_, str> {
     let spans = split_spans(text);
@@ -330,10 +482,11 @@ pub(crate) fn request(text: &str, frames: Frames) -> Cow<'_, str> {
     };
     // The first word of the request, the one after its last, and the words of a frame
     // within it ("slack tools for …").
-    let mut start = 0;
+    let opened = opening(text, &spans);
+    let mut start = opened;
     let mut within = 0..0;
-    if let Some(at) = (0..spans.len()).find(|&at| tool(at)) {
-        let asked = (0..at)
+    if let Some(at) = (opened..spans.len()).find(|&at| tool(at)) {
+        let asked = (opened..at)
             .all(|before| word(before).is_some_and(|w| is_stopword(w) || FRAME_ASKS.contains(&w)));
         let tied = spans
             .get(at + 1)
@@ -355,12 +508,18 @@ pub(crate) fn request(text: &str, frames: Frames) -> Cow<'_, str> {
             within = at..after;
         }
     }
-    let end = match (0..spans.len()).rfind(|&at| word(at).is_some_and(|w| !is_stopword(w))) {
+    let closed = closing(&spans, start);
+    let end = match (0..closed).rfind(|&at| word(at).is_some_and(|w| !is_stopword(w))) {
         Some(last) if last >= start && tool(last) && !within.contains(&last) => last,
-        _ => spans.len(),
+        _ => closed,
     };
     let framing = |w: &str| {
         is_stopword(w)
+            || FILLERS.contains(&w)
+            || OPENERS
+                .iter()
+                .chain(&CLOSINGS)
+                .any(|phrase| phrase.contains(&w))
             || FRAME_ASKS.contains(&w)
             || FRAME_TIES.contains(&w)
             || FRAME_GRANTS.contains(&w)
@@ -373,17 +532,17 @@ pub(crate) fn request(text: &str, frames: Frames) -> Cow<'_, str> {
     }
     // A part of `text` from the end of the word `from` (or its start) to the start of the
     // word `to` (or its end): what stands between words is kept, the `#` of `#general` as the
-    // `(` of `foo()`, but for the colon or dash that ends a frame ("tools for: …").
+    // `(` of `foo()`, but for a colon, comma or dash that ends a frame or stands before one
+    // ("tools for: …", "… for me, please").
     let part = |from: Option<usize>, to: usize| {
         let from = from
             .and_then(|at| spans.get(at))
             .map_or(0, |(_, _, span)| span.end);
         let to = spans.get(to).map_or(text.len(), |(_, _, span)| span.start);
         text.get(from..to).map_or("", |part| {
-            part.trim_start_matches(|c: char| {
-                c.is_whitespace() || matches!(c, ':' | ',' | ';' | '–' | '—')
-            })
-            .trim_end()
+            let separator = |c: char| c.is_whitespace() || matches!(c, ':' | ',' | ';' | '–' | '—');
+            part.trim_start_matches(separator)
+                .trim_end_matches(separator)
         })
     };
     let before = start.checked_sub(1);
@@ -806,10 +965,7 @@ mod tests {
             ),
             ("a tool which helps with invoices", "invoices"),
             ("weather forecast tool", "weather forecast"),
-            (
-                "get me the right tools for charts, please",
-                "charts, please",
-            ),
+            ("get me the right tools for charts, please", "charts"),
             // A content verb after the frame is the request's, not the frame's.
             (
                 "a tool that can allow the server to write",
@@ -869,6 +1025,51 @@ mod tests {
                 request.split(' ').all(|part| query.contains(part)),
                 "{query}"
             );
+        }
+    }
+
+    #[test]
+    fn a_request_is_read_without_the_courtesies_around_it() {
+        for (query, request_) in [
+            ("I need to send an email to Bob", "send an email to Bob"),
+            ("I'd like to book a flight", "book a flight"),
+            ("We\u{2019}d like to export the sheet", "export the sheet"),
+            ("could you please list my repos", "list my repos"),
+            ("Can you help me find the invoice", "find the invoice"),
+            (
+                "hey, could you maybe resize this image?",
+                "resize this image?",
+            ),
+            ("Hi there! I just need to rename a file", "rename a file"),
+            ("I was wondering if you could archive it", "archive it"),
+            ("is it possible to undo the deploy", "undo the deploy"),
+            ("I need you to post in #general", "post in #general"),
+            ("I need help with my invoices", "with my invoices"),
+            ("Let's merge PR 12", "merge PR 12"),
+            ("ok, go ahead and restart the pod", "restart the pod"),
+            ("delete the cache for me, please", "delete the cache"),
+            ("Could you close ENG-4 please? thanks", "close ENG-4"),
+            // With a tool search's frame after them.
+            ("I need a tool that can resize images", "resize images"),
+            ("could you find me a tool to send email", "send email"),
+        ] {
+            assert_eq!(request(query, Frames::All), request_, "{query}");
+            assert_eq!(request(query, Frames::Around), request_, "{query}");
+        }
+        // A courtesy's words asking for what they say, or with nothing after them.
+        for query in [
+            "like the latest post",
+            "help",
+            "show help for git",
+            "hello world program",
+            "need-to-know list",
+            "you could",
+            "please",
+            "thank you",
+            "I need help",
+            "hi",
+        ] {
+            assert_eq!(request(query, Frames::All), query);
         }
     }
 
