@@ -279,9 +279,8 @@ const FRAME_PERSONS: [&str; 6] = ["me", "us", "you", "one", "with", "to"];
 /// need to", "I'd like to", "could you please", "can you help me", "is it possible to". A
 /// query may open with several ("hey, could you please help me", "I need you to"), each
 /// followed by any "to", with [`FILLERS`] anywhere among them ("I just need to", "could you
-/// maybe"). Only
-/// these: "like the latest post" and "help" alone ask for what they say. A phrase's words
-/// stand apart by spaces or an apostrophe ("I'd" is `i d`).
+/// maybe"). Only these: "like the latest post" and "help" alone ask for what they say. A
+/// phrase's words stand apart by spaces or an apostrophe ("I'd" is `i d`).
 const OPENERS: [&[&str]; 44] = [
     &["please"],
     &["you"],
