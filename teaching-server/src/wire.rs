@@ -15,6 +15,10 @@ const MAX_HEAD: usize = 64 * 1024;
 /// The longest request body read.
 const MAX_BODY: usize = 16 * 1024 * 1024;
 
+/// How long a connection may sit without a byte of its next request before it is closed: a
+/// client that opens one and says nothing holds its thread no longer than this.
+const IDLE: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// A request's method, as far as the server tells them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Method {
@@ -190,10 +194,13 @@ impl Server {
 }
 
 /// Reads and answers the requests of one connection until it ends, a request cannot be
-/// read, one goes unanswered, or the client asked to close.
+/// read (or [`IDLE`] passes without a byte of it), one goes unanswered, or the client asked
+/// to close.
 fn connection(stream: TcpStream, answer: &impl Fn(&mut Request)) {
     // Small replies go out at once, not after the client's delayed acknowledgement.
     let _ = stream.set_nodelay(true);
+    // A read that waits longer fails, and the connection ends.
+    let _ = stream.set_read_timeout(Some(IDLE));
     let Ok(reading) = stream.try_clone() else {
         return;
     };
