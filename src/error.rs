@@ -126,6 +126,15 @@ pub enum HttpError {
     /// [`Limits::session_id_bytes`](crate::Limits::session_id_bytes) visible ASCII
     /// characters.
     InvalidSessionId,
+    /// A server of the 2024-11-05 transport (HTTP with server-sent events) named a message
+    /// endpoint that is not a URL reference of at most
+    /// [`Limits::session_id_bytes`](crate::Limits::session_id_bytes) visible ASCII
+    /// characters on the session's own scheme, host and port. It is not followed: the
+    /// application's headers go only where it sent them.
+    MessageEndpoint,
+    /// A server of the 2024-11-05 transport ended the event stream all its answers come on;
+    /// that transport cannot resume it.
+    EventStreamEnded,
 }
 
 impl fmt::Display for HttpError {
@@ -156,6 +165,12 @@ impl fmt::Display for HttpError {
             }
             HttpError::InvalidSessionId => {
                 f.write_str("it gave a session id that is not short, visible ASCII")
+            }
+            HttpError::MessageEndpoint => f.write_str(
+                "it named a message endpoint that is not a short URL on its own scheme, host and port",
+            ),
+            HttpError::EventStreamEnded => {
+                f.write_str("it ended the event stream its answers come on, which cannot be resumed")
             }
         }
     }

@@ -94,6 +94,9 @@ pub struct Limits {
     ///
     /// The id is echoed on every later request of the session; the SDKs use a UUID (36
     /// bytes). A longer id, or one with bytes outside visible ASCII, fails the connection.
+    /// The same bound holds the message endpoint a server of the 2024-11-05 transport names
+    /// (a path carrying its session id, such as `/messages/?session_id=…`), which every
+    /// later request goes to.
     pub session_id_bytes: usize,
     /// The longest head of an HTTP reply (its status line and header fields) a transport
     /// reads, in bytes; also the longest framing line of a chunked body, and all of its

@@ -959,3 +959,354 @@ fn a_table_of_no_requests_still_lets_the_handshake_out() {
     h.run(&mut |r| server.reply(r));
     assert_eq!(h.outcome(connect).unwrap().version.as_str(), "2025-11-25");
 }
+
+// ---- the 2024-11-05 transport (HTTP with server-sent events) ------------------------------
+
+/// A server of the 2024-11-05 transport, as the TypeScript SDK serves one: a POST to its URL
+/// gets 404; a `GET` there opens the event stream, whose first event names the message
+/// endpoint; each message POSTed there gets 202, and its answer comes on the stream.
+struct OldServer {
+    /// What the `endpoint` event says.
+    endpoint: String,
+    stream: Option<ExchangeId>,
+    /// Stream bytes the session has not been given yet.
+    pending: String,
+    /// The messages POSTed to the endpoint, in order.
+    posted: Vec<Value>,
+}
+
+impl OldServer {
+    fn new(endpoint: &str) -> Self {
+        OldServer {
+            endpoint: endpoint.to_owned(),
+            stream: None,
+            pending: String::new(),
+            posted: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.pending
+            .push_str(&format!("event: message\ndata: {message}\n\n"));
+    }
+
+    /// What the server does with `request`: the reply to give at once, if any.
+    fn take(&mut self, request: &HttpRequest) -> Option<Reply> {
+        match (request.method, request.path.as_deref()) {
+            (HttpMethod::Get, None) => {
+                assert!(request.lasting, "the event stream lasts the session");
+                assert_eq!(request.header("Accept"), Some("text/event-stream"));
+                self.stream = Some(request.exchange);
+                self.pending.push_str(&format!(
+                    ": opened\nevent: endpoint\ndata: {}\n\n",
+                    self.endpoint
+                ));
+                None
+            }
+            (HttpMethod::Post, None) => Some(Reply {
+                status: 404,
+                content_type: Some("text/html"),
+                body: b"Cannot POST /sse".to_vec(),
+                ..accepted()
+            }),
+            (HttpMethod::Post, Some(_)) => {
+                assert!(!request.lasting);
+                assert_eq!(request.header("Mcp-Session-Id"), None);
+                let message = body(request);
+                let id = message["id"].clone();
+                let answer = match message["method"].as_str() {
+                    Some("initialize") => Some(json!({"protocolVersion": "2025-11-25",
+                        "capabilities": {"tools": {}}, "serverInfo": {"name": "old", "version": "1"}})),
+                    Some("tools/list") => Some(
+                        json!({"tools": [{"name": "word_count", "inputSchema": {"type": "object"}}]}),
+                    ),
+                    Some("tools/call") => Some(json!({"content": [{"type": "text", "text": "4"}]})),
+                    _ => None,
+                };
+                if let Some(answer) = answer {
+                    self.send(&result(&id, answer));
+                }
+                self.posted.push(message);
+                Some(accepted())
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+/// Performs every request and delivers the stream's bytes until nothing moves.
+fn run_old(h: &mut Harness, server: &mut OldServer) {
+    loop {
+        while let Some(abort) = h.http.poll_abort() {
+            h.aborted.push(abort);
+        }
+        h.events.extend(std::iter::from_fn(|| h.http.poll_event()));
+        if let Some(request) = h.http.poll_request() {
+            h.log.push(request.clone());
+            match server.take(&request) {
+                Some(reply) => h.feed(request.exchange, &reply),
+                None => {
+                    let head = ReplyHead {
+                        status: 200,
+                        content_type: Some("text/event-stream"),
+                        session_id: None,
+                    };
+                    h.http.handle_head(request.exchange, head, h.now);
+                }
+            }
+            continue;
+        }
+        let (Some(stream), false) = (server.stream, server.pending.is_empty()) else {
+            return;
+        };
+        let bytes = std::mem::take(&mut server.pending);
+        for piece in bytes.as_bytes().chunks(5) {
+            h.http.handle_body(stream, piece, h.now);
+        }
+    }
+}
+
+fn old_connected(server: &mut OldServer, url: Option<&str>) -> Harness {
+    let mut h = Harness::new(config(ProtocolChoice::Auto));
+    if let Some(url) = url {
+        h.http = HttpSession::new(config(ProtocolChoice::Auto)).with_url(url);
+    }
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    run_old(&mut h, server);
+    assert_eq!(h.outcome(connect).unwrap().version.as_str(), "2025-11-25");
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    run_old(&mut h, server);
+    h.outcome(list).unwrap();
+    h
+}
+
+#[test]
+fn a_server_of_the_2024_11_05_transport_is_reached_through_its_event_stream() {
+    let mut server = OldServer::new("/message?sessionId=ab-1");
+    let mut h = old_connected(&mut server, None);
+    let op = call(&mut h);
+    run_old(&mut h, &mut server);
+    assert_eq!(h.outcome(op).unwrap().text(), "4");
+    // The server's ping on the stream is answered by a POST to the endpoint.
+    server.send(&json!({"jsonrpc": "2.0", "id": "p1", "method": "ping"}));
+    run_old(&mut h, &mut server);
+    assert_eq!(
+        h.methods(),
+        [
+            "server/discover",
+            "initialize",
+            "GET",
+            "initialize",
+            "notifications/initialized",
+            "tools/list",
+            "tools/call",
+            ""
+        ]
+    );
+    assert_eq!(server.posted.last().unwrap()["id"], "p1");
+    assert_eq!(server.posted.last().unwrap()["result"], json!({}));
+    // The URL's own requests carry no path; every message after the stream opened goes to
+    // the endpoint, the refused initialize among them, under its first id.
+    let paths: Vec<Option<&str>> = h.log.iter().map(|r| r.path.as_deref()).collect();
+    assert_eq!(paths[..3], [None, None, None]);
+    assert!(paths[3..]
+        .iter()
+        .all(|p| *p == Some("/message?sessionId=ab-1")));
+    assert_eq!(body(&h.log[1]), body(&h.log[3]));
+    assert!(h
+        .log
+        .iter()
+        .all(|r| r.lasting == (r.method == HttpMethod::Get)));
+    // Closing drops the stream; there is no session id to DELETE.
+    assert_eq!(h.http.open_exchanges(), 1);
+    assert!(h.http.close().is_none());
+    assert_eq!(h.http.poll_abort(), server.stream);
+    assert_eq!(h.http.open_exchanges(), 0);
+}
+
+#[test]
+fn a_message_endpoint_is_followed_only_on_the_session_s_own_origin() {
+    let url = "http://127.0.0.1:3001/sse";
+    // A Go server names a whole URL; on the same origin it is followed as its path.
+    let mut server = OldServer::new("http://127.0.0.1:3001/message?sessionId=go");
+    let h = old_connected(&mut server, Some(url));
+    assert_eq!(
+        h.log.last().unwrap().path.as_deref(),
+        Some("/message?sessionId=go")
+    );
+    for (endpoint, url) in [
+        ("http://evil.example/message?sessionId=1", Some(url)),
+        ("http://127.0.0.1:3002/message", Some(url)),
+        ("//evil.example/message", Some(url)),
+        // Without the URL only a path is followed.
+        ("http://127.0.0.1:3001/message", None),
+        ("/message?sessionId=a b", Some(url)),
+        ("", Some(url)),
+    ] {
+        let mut server = OldServer::new(endpoint);
+        let mut h = Harness::new(config(ProtocolChoice::Stateful));
+        if let Some(url) = url {
+            h.http = HttpSession::new(config(ProtocolChoice::Stateful)).with_url(url);
+        }
+        let connect = h.http.client_mut().connect(h.now).unwrap();
+        run_old(&mut h, &mut server);
+        assert_eq!(
+            h.outcome(connect).unwrap_err(),
+            Error::Http(HttpError::MessageEndpoint),
+            "{endpoint:?}"
+        );
+        // Nothing was sent to it, and the stream was dropped.
+        assert_eq!(h.methods(), ["initialize", "GET"], "{endpoint:?}");
+        assert!(server.posted.is_empty());
+        assert_eq!(h.aborted, [server.stream.unwrap()]);
+    }
+}
+
+#[test]
+fn when_the_event_stream_ends_every_waiting_request_fails_and_so_does_the_connection() {
+    let mut server = OldServer::new("/messages/?session_id=f00d");
+    let mut h = old_connected(&mut server, None);
+    // Taken (202), never answered: the call waits on the stream, within its deadline.
+    let op = call(&mut h);
+    server.endpoint.clear();
+    let posted = h.http.poll_request().unwrap();
+    h.feed(posted.exchange, &accepted());
+    assert!(h.http.client().is_pending(op));
+    h.http.handle_end(server.stream.unwrap(), h.now);
+    h.events.extend(std::iter::from_fn(|| h.http.poll_event()));
+    assert_eq!(
+        h.outcome(op).unwrap_err(),
+        Error::Http(HttpError::EventStreamEnded)
+    );
+    assert!(h.http.client_mut().list_tools(h.now).is_err());
+
+    // A call past its deadline fails by it; the stream stays.
+    let mut server = OldServer::new("/m");
+    let mut h = old_connected(&mut server, None);
+    let op = call(&mut h);
+    let posted = h.http.poll_request().unwrap();
+    h.feed(posted.exchange, &accepted());
+    h.now = h.http.poll_timeout().unwrap();
+    h.http.handle_timeout(h.now);
+    run_old(&mut h, &mut server);
+    assert!(matches!(h.outcome(op), Err(Error::Timeout { .. })));
+    assert!(!h.aborted.contains(&server.stream.unwrap()));
+
+    // A message longer than the frame limit fails the connection and drops the stream.
+    let mut limits = Limits::default();
+    limits.frame_bytes = 256;
+    let mut server = OldServer::new("/m");
+    let mut small = config(ProtocolChoice::Stateful);
+    small.limits = limits;
+    let mut h = Harness::new(small);
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    run_old(&mut h, &mut server);
+    h.outcome(connect).unwrap();
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    run_old(&mut h, &mut server);
+    h.outcome(list).unwrap();
+    let op = call(&mut h);
+    let posted = h.http.poll_request().unwrap();
+    h.feed(posted.exchange, &accepted());
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x".repeat(300)}}));
+    run_old(&mut h, &mut server);
+    assert_eq!(
+        h.outcome(op).unwrap_err(),
+        Error::Protocol(ProtocolViolation::FrameTooLong { limit: 256 })
+    );
+    assert!(h.aborted.contains(&server.stream.unwrap()));
+
+    // A stream that never names its endpoint: the handshake fails at its deadline, and the
+    // stream, which would last the session, is dropped with it.
+    let mut h = Harness::new(config(ProtocolChoice::Stateful));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    let mut stream = None;
+    h.run(&mut |r| match r.method {
+        HttpMethod::Get => {
+            stream = Some(r.exchange);
+            None
+        }
+        _ => Some(json_reply(405, json!(null))),
+    });
+    h.now = h.http.poll_timeout().unwrap();
+    h.http.handle_timeout(h.now);
+    h.run(&mut |r| panic!("{r:?} sent after the deadline"));
+    assert!(matches!(h.outcome(connect), Err(Error::Timeout { .. })));
+    assert_eq!(h.aborted, [stream.unwrap()]);
+    assert_eq!(h.http.open_exchanges(), 0);
+}
+
+#[test]
+fn the_event_stream_is_asked_for_only_when_the_initialize_post_is_refused_as_by_an_old_server() {
+    // A 400, 404 or 405 without a JSON-RPC error: the stream is asked for; refused too,
+    // the handshake fails by the POST's status.
+    for status in [400, 404, 405] {
+        let mut h = Harness::new(config(ProtocolChoice::Stateful));
+        let connect = h.http.client_mut().connect(h.now).unwrap();
+        h.run(&mut |r| {
+            Some(match r.method {
+                HttpMethod::Get => json_reply(405, json!("no")),
+                _ => json_reply(status, json!({"detail": "Method Not Allowed"})),
+            })
+        });
+        assert_eq!(
+            h.outcome(connect).unwrap_err(),
+            Error::Http(HttpError::Status { status })
+        );
+        assert_eq!(h.methods(), ["initialize", "GET"]);
+        // A stream of another type is no event stream either.
+        let mut h = Harness::new(config(ProtocolChoice::Stateful));
+        let connect = h.http.client_mut().connect(h.now).unwrap();
+        h.run(&mut |r| {
+            Some(match r.method {
+                HttpMethod::Get => json_reply(200, json!({})),
+                _ => json_reply(status, json!(null)),
+            })
+        });
+        assert_eq!(
+            h.outcome(connect).unwrap_err(),
+            Error::Http(HttpError::Status { status })
+        );
+    }
+    // Any other status, or a JSON-RPC error in the body, is the answer: no stream.
+    for reply in [
+        json_reply(500, json!("oops")),
+        json_reply(403, json!("no")),
+        json_reply(
+            404,
+            json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "nope"}}),
+        ),
+    ] {
+        let mut h = Harness::new(config(ProtocolChoice::Stateful));
+        let connect = h.http.client_mut().connect(h.now).unwrap();
+        h.run(&mut |_| Some(reply.clone()));
+        assert!(h.outcome(connect).is_err());
+        assert_eq!(h.methods(), ["initialize"]);
+    }
+    // The stream is asked for once: the initialize sent again over it, refused, is final.
+    let mut h = Harness::new(config(ProtocolChoice::Stateful));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    let mut stream = None;
+    h.run(&mut |r| match (r.method, &r.path) {
+        (HttpMethod::Get, _) => {
+            stream = Some(r.exchange);
+            None
+        }
+        _ => Some(json_reply(404, json!(null))),
+    });
+    let stream = stream.unwrap();
+    let head = ReplyHead {
+        status: 200,
+        content_type: Some("text/event-stream"),
+        session_id: None,
+    };
+    h.http.handle_head(stream, head, h.now);
+    h.http
+        .handle_body(stream, b"event: endpoint\ndata: /m\n\n", h.now);
+    h.run(&mut |_| Some(json_reply(404, json!(null))));
+    assert_eq!(
+        h.outcome(connect).unwrap_err(),
+        Error::Http(HttpError::Status { status: 404 })
+    );
+    assert_eq!(h.methods(), ["initialize", "GET", "initialize"]);
+}

@@ -1,7 +1,8 @@
 //! The session over Streamable HTTP against a server that answers anything: any status, any
 //! content type, any session id, any body cut anywhere, any exchange ended or broken in any
-//! order. Nothing may panic, every operation ends exactly once, and once every exchange has
-//! ended and every deadline passed, nothing is left open.
+//! order; and the event stream of the 2024-11-05 transport, naming any message endpoint and
+//! carrying the answers to any request. Nothing may panic, every operation ends exactly once,
+//! and once every exchange has ended and every deadline passed, nothing is left open.
 
 use alloc::collections::BTreeMap;
 use alloc::{format, vec::Vec};
@@ -36,6 +37,11 @@ enum Step {
     Answer { pick: u8, events: bool },
     /// Body bytes.
     Body { pick: u8, bytes: Vec<u8> },
+    /// An `endpoint` event naming `reference`, as the 2024-11-05 transport's stream opens.
+    Endpoint { pick: u8, reference: Vec<u8> },
+    /// A well-formed answer to the message of open exchange `of`, as one event in the body
+    /// of exchange `pick` (as the 2024-11-05 transport's stream carries every answer).
+    Relay { pick: u8, of: u8 },
     /// The body ends.
     End { pick: u8 },
     /// The exchange breaks.
@@ -64,7 +70,7 @@ pub fn http_session(data: &[u8]) {
     config.limits.requests_in_flight = 8;
     config.limits.operation_timeout = Duration::from_secs(5);
     let mut driver = Driver {
-        http: HttpSession::new(config),
+        http: HttpSession::new(config).with_url("http://127.0.0.1:1/sse"),
         now: Instant::ZERO,
         open: Vec::new(),
         ops: BTreeMap::new(),
@@ -205,6 +211,28 @@ impl Driver {
                     return;
                 };
                 self.http.handle_body(exchange, &bytes, now);
+            }
+            Step::Endpoint { pick, reference } => {
+                let Some((_, exchange)) = self.pick(pick) else {
+                    return;
+                };
+                let mut text = b"event: endpoint\ndata: ".to_vec();
+                text.extend_from_slice(&reference);
+                text.extend_from_slice(b"\n\n");
+                self.http.handle_body(exchange, &text, now);
+            }
+            Step::Relay { pick, of } => {
+                let (Some((_, exchange)), Some((from, _))) = (self.pick(pick), self.pick(of))
+                else {
+                    return;
+                };
+                let Some(request) = self.open.get(from) else {
+                    return;
+                };
+                let mut text = b"event: message\ndata: ".to_vec();
+                text.extend_from_slice(&answer(request));
+                text.extend_from_slice(b"\n\n");
+                self.http.handle_body(exchange, &text, now);
             }
             Step::End { pick } => {
                 let Some((at, _)) = self.pick(pick) else {

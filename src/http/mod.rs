@@ -1,6 +1,7 @@
 //! Streamable HTTP: what 2026-07-28 mirrors into headers, and the session over HTTP for
 //! every revision.
 
+mod endpoint;
 mod headers;
 mod session;
 

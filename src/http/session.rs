@@ -16,6 +16,7 @@ use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
 use crate::Limits;
 
+use super::endpoint::{resolve, Base};
 use super::headers::header_value;
 
 /// One HTTP request and its reply, as the transport performs it. Ids are never reused.
@@ -47,6 +48,16 @@ pub struct HttpRequest {
     pub headers: Vec<(Cow<'static, str>, Cow<'static, str>)>,
     /// The body: one JSON-RPC message, or empty for `GET` and `DELETE`.
     pub body: Vec<u8>,
+    /// Where the request goes, when not to the URL itself: a path and query on the URL's
+    /// own scheme, host and port. Only a server of the 2024-11-05 transport (HTTP with
+    /// server-sent events) has one, the message endpoint its stream named, already checked
+    /// to be on that origin.
+    pub path: Option<String>,
+    /// Whether the reply lasts as long as the session: the event stream of the 2024-11-05
+    /// transport, which every answer comes on. Bound it by nothing but the session, which
+    /// aborts it when it closes ([`close`](HttpSession::close)); every other exchange is
+    /// bounded as the run loop says.
+    pub lasting: bool,
 }
 
 /// A request's headers; a value is borrowed where it is one of the session's constants.
@@ -128,6 +139,64 @@ enum Listen {
     Off,
 }
 
+/// The 2024-11-05 transport (HTTP with server-sent events), which a server that refuses the
+/// `initialize` POST may speak: one `GET` stream brings every message the server sends, and
+/// the client's messages go as POSTs to the message endpoint that stream names first.
+#[derive(Debug)]
+struct OldSse {
+    stage: Stage,
+    reader: SseReader,
+}
+
+#[derive(Debug)]
+enum Stage {
+    /// Not in use; the `initialize` request last sent (its id and body) is kept, to send
+    /// again over this transport if the server refuses it as a POST.
+    Unused { initialize: Option<(i64, Vec<u8>)> },
+    /// The stream was asked for: `initialize` (request `id` and its body) waits for the
+    /// message endpoint, and fails by the POST's `status` if no stream comes.
+    Asked {
+        exchange: ExchangeId,
+        open: bool,
+        id: i64,
+        body: Vec<u8>,
+        status: u16,
+    },
+    /// Every message is POSTed to `path`; every answer comes on the stream.
+    Open { exchange: ExchangeId, path: String },
+    /// The stream ended or was refused, or the session was closed.
+    Ended,
+}
+
+impl OldSse {
+    /// The stream's exchange, while it is asked for or open.
+    fn stream(&self) -> Option<ExchangeId> {
+        match self.stage {
+            Stage::Asked { exchange, .. } | Stage::Open { exchange, .. } => Some(exchange),
+            Stage::Unused { .. } | Stage::Ended => None,
+        }
+    }
+
+    /// The message endpoint, once the stream named it.
+    fn path(&self) -> Option<String> {
+        match &self.stage {
+            Stage::Open { path, .. } => Some(path.clone()),
+            _ => None,
+        }
+    }
+
+    /// The body of `initialize` request `id`, if it was the last sent and this transport
+    /// was not tried yet.
+    fn initialize(&mut self, id: i64) -> Option<Vec<u8>> {
+        match &mut self.stage {
+            Stage::Unused { initialize } if initialize.as_ref().is_some_and(|i| i.0 == id) => {
+                initialize.take().map(|(_, body)| body)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Where an expired session's renewal stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Renewal {
@@ -163,7 +232,8 @@ enum Renewal {
 /// [`handle_broken`](Self::handle_broken) when the connection failed, before or after the
 /// head. Every exchange performed ends with one of those two (bound each by the session's
 /// [`poll_timeout`](Self::poll_timeout) at its start, or by
-/// [`Limits::operation_timeout`](crate::Limits::operation_timeout) when nothing waits), unless
+/// [`Limits::operation_timeout`](crate::Limits::operation_timeout) when nothing waits; a
+/// [`lasting`](HttpRequest::lasting) one by the session alone), unless
 /// [`poll_abort`](Self::poll_abort) named it first.
 ///
 /// # What it does for each revision
@@ -204,6 +274,18 @@ enum Renewal {
 ///   is offered, and it is not asked for again; a stream that ends or breaks is asked for
 ///   again after its `retry` time (1 s by default) from its last event id, at most
 ///   [`Limits::stream_resumes`] times in a row without an event.
+/// - **The 2024-11-05 transport** (HTTP with server-sent events, which servers built before
+///   Streamable HTTP speak, at a URL such as `/sse`): when the `initialize` POST gets a 400,
+///   404 or 405 without a JSON-RPC error, the session asks for an event stream with `GET` at
+///   the same URL, as the spec's backwards-compatibility rule says. The stream's `endpoint`
+///   event names where messages go ([`HttpRequest::path`]): a path, or a URL on the same
+///   scheme, host and port as the session's ([`with_url`](Self::with_url)), at most
+///   [`Limits::session_id_bytes`] long; anything else fails the handshake with
+///   [`HttpError::MessageEndpoint`]. Then `initialize` and every later message are POSTed
+///   there, their replies (`202 Accepted`) are not read, and every answer comes on the
+///   stream, each within its operation's deadline. The stream cannot be resumed: when it
+///   ends, every request waiting fails with [`HttpError::EventStreamEnded`], and so does the
+///   connection. If the `GET` is refused too, `initialize` fails by the POST's status.
 ///
 /// Not done here: OAuth (a token the application has is a header it adds).
 #[derive(Debug)]
@@ -229,6 +311,9 @@ pub struct HttpSession {
     listen_reader: SseReader,
     /// How many times in a row the `GET` stream ended or broke without an event.
     listen_failures: usize,
+    /// The URL requests go to, for the message endpoint of the 2024-11-05 transport.
+    base: Option<Base>,
+    sse: OldSse,
     frame: Vec<u8>,
 }
 
@@ -268,8 +353,23 @@ impl HttpSession {
             listen: Listen::Idle,
             listen_reader: SseReader::new(&limits),
             listen_failures: 0,
+            base: None,
+            sse: OldSse {
+                stage: Stage::Unused { initialize: None },
+                reader: SseReader::new(&limits),
+            },
             frame: Vec::new(),
         }
+    }
+
+    /// The session, told the URL its requests go to (`http://` or `https://`), so that a
+    /// server of the 2024-11-05 transport may name its message endpoint as a URL on that
+    /// URL's origin, or as a path relative to it. Without it, only an endpoint given as a
+    /// path from the root (`/messages?session_id=…`, as the official SDKs send) is followed.
+    #[must_use]
+    pub fn with_url(mut self, url: &str) -> Self {
+        self.base = Base::parse(url);
+        self
     }
 
     /// The client: what the session knows, and every command.
@@ -291,7 +391,9 @@ impl HttpSession {
 
     /// How many exchanges are open: performed or to perform, and not yet ended.
     pub fn open_exchanges(&self) -> usize {
-        self.exchanges.len() + usize::from(matches!(self.listen, Listen::Active { .. }))
+        self.exchanges.len()
+            + usize::from(matches!(self.listen, Listen::Active { .. }))
+            + usize::from(self.sse.stream().is_some())
     }
 
     /// The next event, as [`Client::poll_event`].
@@ -349,6 +451,8 @@ impl HttpSession {
             self.aborts.push_back(exchange);
         }
         self.listen = Listen::Off;
+        self.aborts.extend(self.sse.stream());
+        self.sse.stage = Stage::Ended;
         let id = self.session_id.take()?;
         let exchange = self.new_exchange();
         self.exchanges.push(Exchange::new(
@@ -370,6 +474,8 @@ impl HttpSession {
             method: HttpMethod::Delete,
             headers,
             body: Vec::new(),
+            path: None,
+            lasting: false,
         })
     }
 
@@ -382,6 +488,7 @@ impl HttpSession {
 
     /// Turns everything the client queued into requests (or aborts).
     fn pump(&mut self) {
+        self.drop_unneeded_stream();
         loop {
             if !self.holding() && !self.held.is_empty() {
                 for (sent, body) in core::mem::take(&mut self.held) {
@@ -445,7 +552,9 @@ impl HttpSession {
     /// Whether messages wait: for a renewed session, or for the server to take
     /// `notifications/initialized`.
     fn holding(&self) -> bool {
-        self.renewal == Renewal::Renewing || self.opening.is_some()
+        self.renewal == Renewal::Renewing
+            || self.opening.is_some()
+            || matches!(self.sse.stage, Stage::Asked { .. })
     }
 
     /// The revision `sent`'s headers name, if any.
@@ -496,6 +605,16 @@ impl HttpSession {
             }
             _ => None,
         };
+        if let (
+            Sent::Request {
+                id,
+                method: Method::Initialize,
+            },
+            Stage::Unused { initialize },
+        ) = (sent, &mut self.sse.stage)
+        {
+            *initialize = Some((id, body.clone()));
+        }
         let reply = match sent {
             Sent::Request { .. } => Reply::Waiting,
             Sent::Notification(_) | Sent::Response => Reply::Ignored,
@@ -507,6 +626,8 @@ impl HttpSession {
             method: HttpMethod::Post,
             headers,
             body,
+            path: self.sse.path(),
+            lasting: false,
         });
         exchange
     }
@@ -589,6 +710,9 @@ impl HttpSession {
         if self.listening_on(exchange) {
             return self.listen_head(head);
         }
+        if self.sse.stream() == Some(exchange) {
+            return self.sse_head(head, now);
+        }
         let Some(at) = self.position(exchange) else {
             return;
         };
@@ -615,6 +739,11 @@ impl HttpSession {
                 Renewal::Renewed => Renewal::Settled,
                 other => other,
             };
+        }
+        if (200..300).contains(&head.status) && self.sse.path().is_some() {
+            // Over the 2024-11-05 transport the reply says only that the server took the
+            // message (`202 Accepted`); the answer comes on the stream.
+            return self.forget(at);
         }
         if (200..300).contains(&head.status) {
             if method == Method::Initialize {
@@ -662,6 +791,9 @@ impl HttpSession {
         self.client.handle_timeout(now);
         if self.listening_on(exchange) {
             return self.listen_body(bytes, now);
+        }
+        if self.sse.stream() == Some(exchange) {
+            return self.sse_body(bytes, now);
         }
         let Some(at) = self.position(exchange) else {
             return;
@@ -720,6 +852,9 @@ impl HttpSession {
         if self.listening_on(exchange) {
             return self.listen_lost(now);
         }
+        if self.sse.stream() == Some(exchange) {
+            return self.sse_lost(HttpError::EventStreamEnded.into());
+        }
         let Some((at, id)) = self.request_or_forget(exchange) else {
             return;
         };
@@ -777,6 +912,9 @@ impl HttpSession {
         self.opened(exchange);
         if self.listening_on(exchange) {
             return self.listen_lost(now);
+        }
+        if self.sse.stream() == Some(exchange) {
+            return self.sse_lost(HttpError::EventStreamEnded.into());
         }
         let Some((at, id)) = self.request_or_forget(exchange) else {
             return;
@@ -844,6 +982,8 @@ impl HttpSession {
             method: HttpMethod::Get,
             headers,
             body: Vec::new(),
+            path: None,
+            lasting: false,
         });
     }
 
@@ -955,6 +1095,8 @@ impl HttpSession {
             method: HttpMethod::Get,
             headers,
             body: Vec::new(),
+            path: None,
+            lasting: false,
         };
         self.scheduled.push(Scheduled {
             at: now.saturating_add(core::time::Duration::from_millis(retry)),
@@ -1017,6 +1159,17 @@ impl HttpSession {
         if let Some(error) = error {
             return self.client.answer_error(id, error, now);
         }
+        let unsettled = self.session_id.is_some() || self.renewal != Renewal::Settled;
+        if matches!(status, 400 | 404 | 405) && !unsettled {
+            if let Some(body) = self.sse.initialize(id) {
+                return self.ask_for_sse(id, body, status);
+            }
+        }
+        self.refused_by_status(id, status, now);
+    }
+
+    /// Request `id` failed by an error status, with nothing in its body to say more.
+    fn refused_by_status(&mut self, id: i64, status: u16, now: Instant) {
         let (error, legacy) = match status {
             401 => (HttpError::Unauthorized, false),
             403 => (HttpError::Forbidden, false),
@@ -1025,6 +1178,121 @@ impl HttpSession {
             _ => (HttpError::Status { status }, false),
         };
         self.client.refuse(id, error.into(), legacy, now);
+    }
+
+    // ---- the 2024-11-05 transport ----------------------------------------------------------
+
+    /// The server refused `initialize` (request `id`, `body`) as a POST with `status`: ask
+    /// for the event stream of the 2024-11-05 transport, at the same URL.
+    fn ask_for_sse(&mut self, id: i64, body: Vec<u8>, status: u16) {
+        let exchange = self.new_exchange();
+        self.sse.stage = Stage::Asked {
+            exchange,
+            open: false,
+            id,
+            body,
+            status,
+        };
+        self.ready.push_back(HttpRequest {
+            exchange,
+            method: HttpMethod::Get,
+            headers: alloc::vec![(Cow::Borrowed("Accept"), Cow::Borrowed("text/event-stream"))],
+            body: Vec::new(),
+            path: None,
+            lasting: true,
+        });
+    }
+
+    /// Drops the 2024-11-05 transport's stream once nothing can come of it: the `initialize`
+    /// it waits to send was given up (its deadline passed), or the connection failed.
+    fn drop_unneeded_stream(&mut self) {
+        let unneeded = match self.sse.stage {
+            Stage::Asked { id, .. } => !self.client.waits_for(id),
+            Stage::Open { .. } => self.client.is_failed(),
+            Stage::Unused { .. } | Stage::Ended => false,
+        };
+        if unneeded {
+            self.aborts.extend(self.sse.stream());
+            self.sse.stage = Stage::Ended;
+        }
+    }
+
+    fn sse_head(&mut self, head: ReplyHead<'_>, now: Instant) {
+        let stream = (200..300).contains(&head.status)
+            && matches!(media_type(head.content_type), Some(Media::EventStream));
+        match &mut self.sse.stage {
+            Stage::Asked { open, .. } if stream => *open = true,
+            Stage::Asked {
+                exchange,
+                id,
+                status,
+                ..
+            } => {
+                // Not a server of that transport either: the POST's refusal stands.
+                let (exchange, id, status) = (*exchange, *id, *status);
+                self.aborts.push_back(exchange);
+                self.sse.stage = Stage::Ended;
+                self.refused_by_status(id, status, now);
+            }
+            Stage::Unused { .. } | Stage::Open { .. } | Stage::Ended => {}
+        }
+    }
+
+    fn sse_body(&mut self, mut bytes: &[u8], now: Instant) {
+        if matches!(self.sse.stage, Stage::Asked { open: false, .. }) {
+            return;
+        }
+        let limit = self.limits.session_id_bytes;
+        loop {
+            let endpoint = match self.sse.reader.next_event(&mut bytes) {
+                Sse::NeedMore => return,
+                Sse::TooLong { limit } => {
+                    self.aborts.extend(self.sse.stream());
+                    return self.sse_lost(ProtocolViolation::FrameTooLong { limit }.into());
+                }
+                Sse::Event(event) if event.event == b"endpoint" => {
+                    resolve(event.data, self.base.as_ref(), limit)
+                }
+                Sse::Event(event) => {
+                    if event.is_message() {
+                        self.client.handle_message(event.data, now);
+                    }
+                    continue;
+                }
+            };
+            if !matches!(self.sse.stage, Stage::Asked { .. }) {
+                // The endpoint is named once; a later one changes nothing.
+                continue;
+            }
+            let Stage::Asked {
+                exchange, id, body, ..
+            } = core::mem::replace(&mut self.sse.stage, Stage::Ended)
+            else {
+                continue;
+            };
+            if let Ok(path) = endpoint {
+                self.sse.stage = Stage::Open { exchange, path };
+                self.post(
+                    Sent::Request {
+                        id,
+                        method: Method::Initialize,
+                    },
+                    body,
+                );
+            } else {
+                self.aborts.push_back(exchange);
+                self.client
+                    .refuse(id, HttpError::MessageEndpoint.into(), false, now);
+                return;
+            }
+        }
+    }
+
+    /// The 2024-11-05 transport's stream ended, broke or was refused mid-way: nothing more
+    /// can be answered, and the connection fails with `error`.
+    fn sse_lost(&mut self, error: Error) {
+        self.sse.stage = Stage::Ended;
+        self.client.fail(error);
     }
 
     /// The server said the session expired (404). Renew it once, sending `request` again
