@@ -45,6 +45,10 @@ use mcp_sansio::{
     ReplyHead,
 };
 
+/// The bound on an exchange that lasts the session (the 2024-11-05 transport's event
+/// stream), which the session aborts when it closes: a year.
+const LASTING: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
 /// How many reply pieces may wait for the driver before the workers wait for it.
 const REPLY_QUEUE: usize = 64;
 
@@ -101,6 +105,27 @@ struct Endpoint {
     url: String,
     /// The application's own headers (a bearer token), sent with every request.
     headers: Vec<(String, String)>,
+    /// The sockets of exchanges that last the session (the 2024-11-05 transport's event
+    /// stream): a worker blocked reading a quiet one wakes only when it is shut down.
+    lasting: Mutex<Vec<(ExchangeId, std::net::TcpStream)>>,
+    /// Set when the client goes: a lasting exchange whose socket comes after that is shut
+    /// down at once.
+    gone: std::sync::atomic::AtomicBool,
+}
+
+impl Endpoint {
+    /// Shuts down the socket of lasting exchange `exchange` (every one, with `None`), which
+    /// ends its worker's read.
+    fn shut(&self, exchange: Option<ExchangeId>) {
+        let mut lasting = self.lasting.lock().unwrap_or_else(PoisonError::into_inner);
+        lasting.retain(|(e, tcp)| {
+            let hit = exchange.is_none_or(|x| x == *e);
+            if hit {
+                let _ = tcp.shutdown(std::net::Shutdown::Both);
+            }
+            !hit
+        });
+    }
 }
 
 /// One exchange for a worker to perform.
@@ -233,11 +258,13 @@ impl HttpClient {
         let (jobs, job_queue) = mpsc::channel();
         let (reply_sender, replies) = mpsc::sync_channel(REPLY_QUEUE);
         Ok(HttpClient {
-            session: HttpSession::new(config),
+            session: HttpSession::new(config).with_url(url),
             endpoint: Arc::new(Endpoint {
                 target,
                 url: url.to_owned(),
                 headers: Vec::new(),
+                lasting: Mutex::new(Vec::new()),
+                gone: std::sync::atomic::AtomicBool::new(false),
             }),
             origin: std::time::Instant::now(),
             jobs,
@@ -449,6 +476,7 @@ impl HttpClient {
     /// performed here stops when it is no longer live.
     fn take_aborts(&mut self) {
         while let Some(exchange) = self.session.poll_abort() {
+            self.endpoint.shut(Some(exchange));
             if self.ended(exchange) && self.here != Some(exchange) {
                 self.aborted
                     .lock()
@@ -484,7 +512,11 @@ impl HttpClient {
             self.streams.push(request.exchange);
         }
         let job = Job {
-            timeout: self.timeout(),
+            timeout: if request.lasting {
+                LASTING
+            } else {
+                self.timeout()
+            },
             request,
             aborted: Arc::clone(&self.aborted),
         };
@@ -625,6 +657,8 @@ impl Drop for HttpClient {
         // queue closes with this client, and one blocked on a read by its timeout.
         let mut aborted = self.aborted.lock().unwrap_or_else(PoisonError::into_inner);
         aborted.extend(self.live.drain(..));
+        self.endpoint.gone.store(true, Ordering::SeqCst);
+        self.endpoint.shut(None);
     }
 }
 
@@ -663,7 +697,30 @@ fn perform(
         // A method a later core adds is sent as the POST it most likely is.
         _ => ("POST", Some(request.body.as_slice())),
     };
+    let exchange = request.exchange;
+    let opened = |tcp: &std::net::TcpStream| {
+        if !request.lasting {
+            return;
+        }
+        if let Ok(tcp) = tcp.try_clone() {
+            endpoint
+                .lasting
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push((exchange, tcp));
+        }
+        if endpoint.gone.load(Ordering::SeqCst) {
+            endpoint.shut(Some(exchange));
+        }
+    };
+    let path = request.path.as_deref();
     endpoint
         .target
-        .exchange(method, headers, body, timeout, sink);
+        .exchange(method, path, headers, body, timeout, &opened, sink);
+    // Ended: its socket is kept for another exchange, or closed, by the wire.
+    endpoint
+        .lasting
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|(e, _)| *e != exchange);
 }

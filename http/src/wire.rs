@@ -99,22 +99,33 @@ impl Target {
     /// Performs one exchange: `method` with `headers` and `body` (a `Content-Length` is sent
     /// when `body` is `Some`), all of it within `timeout`. What it sees of the reply goes to
     /// `sink` until the reply ends or breaks, or `sink` returns `false`.
+    ///
+    /// `opened` sees the connection's socket once the request is written, so that an
+    /// exchange meant to last can be shut down from another thread.
+    #[allow(clippy::too_many_arguments)] // the request's parts, its bound, and two hooks
     pub(crate) fn exchange<'h>(
         &self,
         method: &str,
+        path: Option<&str>,
         headers: impl Iterator<Item = (&'h str, &'h str)>,
         body: Option<&[u8]>,
         timeout: Duration,
+        opened: &dyn Fn(&TcpStream),
         sink: &mut dyn FnMut(Seen<'_>) -> bool,
     ) {
         let deadline = Instant::now()
             .checked_add(timeout)
             .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
-        let started = self.request(method, headers, body).and_then(|request| {
-            let mut conn = self.send(&request, deadline)?;
-            let head = conn.read_head(deadline, self.head_bytes)?;
-            Ok((conn, head))
-        });
+        let started = self
+            .request(method, path, headers, body)
+            .and_then(|request| {
+                let mut conn = self.send(&request, deadline)?;
+                if let Some(tcp) = conn.stream.tcp() {
+                    opened(tcp);
+                }
+                let head = conn.read_head(deadline, self.head_bytes)?;
+                Ok((conn, head))
+            });
         let (mut conn, head) = match started {
             Ok(started) => started,
             Err(why) => {
@@ -150,23 +161,25 @@ impl Target {
         }
     }
 
-    /// The request's bytes: its head, then its body.
+    /// The request's bytes: its head, then its body. It asks for `path` (a path and query on
+    /// this target's host) when given, else for the URL's own.
     fn request<'h>(
         &self,
         method: &str,
+        path: Option<&str>,
         headers: impl Iterator<Item = (&'h str, &'h str)>,
         body: Option<&[u8]>,
     ) -> Result<Vec<u8>, String> {
+        let path = path.unwrap_or(&self.path);
+        if !path.starts_with('/') || !path.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(format!(
+                "the request's path {path:?} is not a path of visible ASCII"
+            ));
+        }
         let body_len = body.map_or(0, <[u8]>::len);
         // Room for the usual head; an application's long headers grow it once.
-        let mut out = Vec::with_capacity(512 + self.authority.len() + self.path.len() + body_len);
-        for piece in [
-            method,
-            " ",
-            &self.path,
-            " HTTP/1.1\r\nHost: ",
-            &self.authority,
-        ] {
+        let mut out = Vec::with_capacity(512 + self.authority.len() + path.len() + body_len);
+        for piece in [method, " ", path, " HTTP/1.1\r\nHost: ", &self.authority] {
             out.extend_from_slice(piece.as_bytes());
         }
         out.extend_from_slice(b"\r\nUser-Agent: mcp-sansio-http\r\n");

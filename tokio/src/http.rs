@@ -140,13 +140,15 @@ impl Wire for HttpWire {
             // Bounded by the session's next deadline, as the blocking transport bounds it;
             // the session aborts the exchange at that deadline anyway.
             let now = clock.now();
-            let bound = self
-                .session
-                .poll_timeout()
-                .map_or(self.operation_timeout, |at| {
-                    at.saturating_duration_since(now)
-                        .max(Duration::from_millis(1))
-                });
+            let bound = match self.session.poll_timeout() {
+                // The 2024-11-05 transport's event stream lasts the session, which aborts
+                // it when it closes: a year.
+                _ if request.lasting => Duration::from_secs(365 * 24 * 60 * 60),
+                None => self.operation_timeout,
+                Some(at) => at
+                    .saturating_duration_since(now)
+                    .max(Duration::from_millis(1)),
+            };
             let exchange = request.exchange;
             let task = tokio::spawn(perform(
                 Arc::clone(&self.endpoint),
@@ -199,9 +201,18 @@ async fn perform(
             // A method a later core adds is sent as the POST it most likely is.
             _ => reqwest::Method::POST,
         };
+        let mut url = endpoint.url.clone();
+        if let Some(path) = &request.path {
+            // The core's message endpoint: a path and query on the URL's own origin.
+            let (path, query) = path
+                .split_once('?')
+                .map_or((path.as_str(), None), |(p, q)| (p, Some(q)));
+            url.set_path(path);
+            url.set_query(query);
+        }
         let mut builder = endpoint
             .http
-            .request(method, endpoint.url.clone())
+            .request(method, url)
             .headers(endpoint.headers.clone());
         for (name, value) in &request.headers {
             builder = builder.header(name.as_ref(), value.as_ref());

@@ -490,7 +490,7 @@ pub async fn connect_http(
         url: parsed,
         headers: map,
     };
-    let session = HttpSession::new(config.config.clone());
+    let session = HttpSession::new(config.config.clone()).with_url(url);
     let wire = http::HttpWire::new(session, endpoint, config.config.limits.operation_timeout);
     let (mut handle, events) = start(wire, &config, None).await?;
     handle.over_http = true;

@@ -387,7 +387,7 @@ fn a_request_is_one_piece_with_its_length_and_the_host_of_the_url() {
         ("Mcp-Session-Id", "s1"),
     ];
     let post = target
-        .request("POST", headers.into_iter(), Some(b"{}"))
+        .request("POST", None, headers.into_iter(), Some(b"{}"))
         .unwrap();
     assert_eq!(
         String::from_utf8(post).unwrap(),
@@ -395,13 +395,32 @@ fn a_request_is_one_piece_with_its_length_and_the_host_of_the_url() {
          Accept: application/json, text/event-stream\r\nMcp-Session-Id: s1\r\n\
          Content-Length: 2\r\n\r\n{}"
     );
-    let delete = target.request("DELETE", std::iter::empty(), None).unwrap();
+    let delete = target
+        .request("DELETE", None, std::iter::empty(), None)
+        .unwrap();
     assert_eq!(
         String::from_utf8(delete).unwrap(),
         "DELETE /mcp?x=1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\nUser-Agent: mcp-sansio-http\r\n\r\n"
     );
+    // A message endpoint the core named: its path, on the URL's own host.
+    let message = target
+        .request(
+            "POST",
+            Some("/message?sessionId=ab"),
+            std::iter::empty(),
+            Some(b"{}"),
+        )
+        .unwrap();
+    assert!(String::from_utf8(message)
+        .unwrap()
+        .starts_with("POST /message?sessionId=ab HTTP/1.1\r\nHost: 127.0.0.1:1\r\n"));
+    for bad in ["/a b", "/a\r\nX: y", "message", ""] {
+        assert!(target
+            .request("POST", Some(bad), std::iter::empty(), None)
+            .is_err());
+    }
     assert!(target
-        .request("POST", [("X", "a\nb")].into_iter(), Some(b""))
+        .request("POST", None, [("X", "a\nb")].into_iter(), Some(b""))
         .is_err());
     let mut conn = scripted(Vec::new());
     conn.write(b"head and body", soon()).unwrap();
@@ -420,9 +439,11 @@ fn exchange(target: &Target, timeout: Duration) -> (Option<u16>, Vec<u8>, String
     let (mut status, mut body, mut end) = (None, Vec::new(), String::new());
     target.exchange(
         "POST",
+        None,
         std::iter::empty(),
         Some(b"{}"),
         timeout,
+        &|_| {},
         &mut |seen| {
             match seen {
                 Seen::Head { status: s, .. } => status = Some(s),

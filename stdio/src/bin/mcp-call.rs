@@ -104,7 +104,8 @@ struct Cli {
     env: Vec<(String, String)>,
 
     /// Reach the server over Streamable HTTP at URL (its MCP endpoint) instead of starting
-    /// one.
+    /// one; a server of the older HTTP+SSE transport is reached at its event stream's URL
+    /// (such as /sse).
     #[arg(long, value_name = "URL")]
     url: Option<String>,
 
