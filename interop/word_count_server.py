@@ -3,7 +3,8 @@
 The same script runs on `mcp` 1.x (FastMCP, legacy handshake only) and `mcp` 2.x
 (MCPServer, which also speaks the stateless 2026-07-28 revision), over stdio, or over
 Streamable HTTP at http://127.0.0.1:PORT/mcp with `--http PORT` (add `--json` for JSON
-replies instead of server-sent events).
+replies instead of server-sent events), or over the 2024-11-05 transport (HTTP with
+server-sent events) at http://127.0.0.1:PORT/sse with `--sse PORT`.
 """
 
 import sys
@@ -18,7 +19,9 @@ except ImportError:  # mcp 1.x
     MODERN = False
 
 JSON = "--json" in sys.argv
-PORT = int(sys.argv[sys.argv.index("--http") + 1]) if "--http" in sys.argv else None
+SSE = "--sse" in sys.argv
+FLAG = "--sse" if SSE else "--http"
+PORT = int(sys.argv[sys.argv.index(FLAG) + 1]) if FLAG in sys.argv else None
 
 if PORT is None or MODERN:
     server = Server("word-count")
@@ -37,6 +40,10 @@ def word_count(text: str) -> str:
 if __name__ == "__main__":
     if PORT is None:
         server.run()
+    elif SSE and MODERN:
+        server.run(transport="sse", host="127.0.0.1", port=PORT)
+    elif SSE:
+        server.run(transport="sse")
     elif MODERN:
         server.run(
             transport="streamable-http", host="127.0.0.1", port=PORT, json_response=JSON

@@ -508,8 +508,8 @@ fn one_host_over_real_peers_at_urls_and_started_routes_each_call() {
     use mcp_sansio_stdio::HostServer;
     // The Python SDK 2 and server-everything over HTTP (2025-11-25 sessions, SSE replies),
     // the Python SDK 1 started over stdio: one palette over both transports.
-    let py2 = HttpPeer::start(Peer::Python2, false);
-    let everything = HttpPeer::start(Peer::Everything, false);
+    let py2 = HttpPeer::start(Peer::Python2, Served::Events);
+    let everything = HttpPeer::start(Peer::Everything, Served::Events);
     let at_url = |id: &str, served: &HttpPeer| {
         HostServer::http(
             id,
@@ -542,7 +542,18 @@ fn one_host_over_real_peers_at_urls_and_started_routes_each_call() {
     );
 }
 
-/// A peer serving Streamable HTTP on a port of its own, killed when dropped.
+/// How a peer serves HTTP.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Served {
+    /// Streamable HTTP, replies as server-sent events.
+    Events,
+    /// Streamable HTTP, replies in JSON (the Python SDK's `json_response`).
+    Json,
+    /// The 2024-11-05 transport: an event stream at `/sse`, messages POSTed elsewhere.
+    OldSse,
+}
+
+/// A peer serving HTTP on a port of its own, killed when dropped.
 struct HttpPeer {
     peer: Peer,
     child: std::process::Child,
@@ -550,9 +561,8 @@ struct HttpPeer {
 }
 
 impl HttpPeer {
-    /// Starts `peer` over HTTP (`json`: the Python SDK's JSON replies) and waits until it
-    /// accepts connections.
-    fn start(peer: Peer, json: bool) -> HttpPeer {
+    /// Starts `peer` over HTTP as `served` and waits until it accepts connections.
+    fn start(peer: Peer, served: Served) -> HttpPeer {
         // A port the system just gave out and took back; the peer binds it right after.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -563,11 +573,19 @@ impl HttpPeer {
         let mut command = Command::new(&argv[0]);
         match peer {
             Peer::Everything => {
-                command.arg("streamableHttp").env("PORT", port.to_string());
+                let mode = match served {
+                    Served::OldSse => "sse",
+                    Served::Events | Served::Json => "streamableHttp",
+                };
+                command.arg(mode).env("PORT", port.to_string());
             }
             Peer::Python1 | Peer::Python2 | Peer::Routed => {
-                command.args(&argv[1..]).args(["--http", &port.to_string()]);
-                if json {
+                let flag = match served {
+                    Served::OldSse => "--sse",
+                    Served::Events | Served::Json => "--http",
+                };
+                command.args(&argv[1..]).args([flag, &port.to_string()]);
+                if served == Served::Json {
                     command.arg("--json");
                 }
             }
@@ -586,10 +604,14 @@ impl HttpPeer {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+        let path = match served {
+            Served::OldSse => "sse",
+            Served::Events | Served::Json => "mcp",
+        };
         HttpPeer {
             peer,
             child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
+            url: format!("http://127.0.0.1:{port}/{path}"),
         }
     }
 
@@ -685,8 +707,8 @@ impl Drop for HttpPeer {
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn over_http_python_sdk_2_speaks_both_eras_with_events_and_with_json() {
     use ProtocolVersion::*;
-    for json in [false, true] {
-        let server = HttpPeer::start(Peer::Python2, json);
+    for served in [Served::Events, Served::Json] {
+        let server = HttpPeer::start(Peer::Python2, served);
         server.session(ProtocolChoice::Auto, Some(V2026_07_28));
         server.session(ProtocolChoice::Stateless, Some(V2026_07_28));
         server.session(ProtocolChoice::Stateful, Some(V2025_11_25));
@@ -704,7 +726,7 @@ fn over_http_python_sdk_2_speaks_both_eras_with_events_and_with_json() {
 fn over_http_python_sdk_1_and_server_everything_speak_the_handshake_with_sessions() {
     use ProtocolVersion::*;
     for peer in [Peer::Python1, Peer::Everything] {
-        let server = HttpPeer::start(peer, false);
+        let server = HttpPeer::start(peer, Served::Events);
         server.session(ProtocolChoice::Auto, Some(V2025_11_25));
         server.session(ProtocolChoice::Stateful, Some(V2025_11_25));
         server.session(ProtocolChoice::Pinned(V2025_06_18), Some(V2025_06_18));
@@ -714,6 +736,59 @@ fn over_http_python_sdk_1_and_server_everything_speak_the_handshake_with_session
             server.command_line(protocol);
         }
     }
+}
+
+/// The 2024-11-05 transport (HTTP with server-sent events), which servers built before
+/// Streamable HTTP speak: each peer serves it at `/sse` (the Python SDKs' `transport="sse"`,
+/// server-everything's `sse` mode). The `initialize` POST there is refused (405 from the
+/// Python SDKs, 404 from Express), and the client asks for the event stream, POSTs to the
+/// message endpoint it names, and reads every answer from it: through both drivers, through
+/// `mcp-call --url`, and through a host's palette.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn over_the_2024_11_05_transport_every_peer_is_reached_through_its_event_stream() {
+    use mcp_sansio_stdio::HostServer;
+    use ProtocolVersion::*;
+    let served = [Peer::Python2, Peer::Python1, Peer::Everything]
+        .map(|peer| HttpPeer::start(peer, Served::OldSse));
+    for server in &served {
+        server.session(ProtocolChoice::Auto, Some(V2025_11_25));
+        server.session(ProtocolChoice::Pinned(V2025_06_18), Some(V2025_06_18));
+        server.async_session(ProtocolChoice::Auto, V2025_11_25);
+        server.command_line("auto");
+    }
+    let servers = ["py2", "py1", "everything"]
+        .into_iter()
+        .zip(&served)
+        .map(|(id, s)| HostServer::http(id, &s.url, &[], config(s.peer, ProtocolChoice::Auto)))
+        .collect();
+    let host = host_routes_each_call(servers);
+    for (id, status) in host.close(Duration::from_secs(1)) {
+        assert_eq!(
+            status.unwrap(),
+            None,
+            "{id}: nothing started, nothing to reap"
+        );
+    }
+}
+
+/// The event stream of the 2024-11-05 transport lasts the session, not one operation: a
+/// session idle for longer than an operation's deadline still answers on it.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_2024_11_05_event_stream_outlasts_an_operation_s_deadline() {
+    let server = HttpPeer::start(Peer::Python1, Served::OldSse);
+    let mut config = config(Peer::Python1, ProtocolChoice::Stateful);
+    config.limits.operation_timeout = Duration::from_secs(2);
+    let mut client = HttpClient::new(&server.url, config).unwrap();
+    client.connect().unwrap();
+    client.list_tools().unwrap();
+    // Longer than the deadline every exchange of an operation gets.
+    std::thread::sleep(Duration::from_secs(3));
+    let (tool, args, expected) = Peer::Python1.call();
+    let arguments = RawObject::parse(args, &Limits::default()).unwrap();
+    assert_eq!(client.call_tool(tool, &arguments).unwrap().text(), expected);
+    client.close();
 }
 
 /// The official Python SDK checks every `Mcp-Param-*` header against the call's arguments
@@ -727,7 +802,7 @@ fn over_http_python_sdk_1_and_server_everything_speak_the_handshake_with_session
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn over_http_python_sdk_2_reads_back_every_mcp_param_header() {
     use std::io::{Read, Write};
-    let server = HttpPeer::start(Peer::Routed, false);
+    let server = HttpPeer::start(Peer::Routed, Served::Events);
     let address = server.url.trim_start_matches("http://");
     let address = &address[..address.find('/').unwrap()];
     let body = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"regional_count","arguments":{"text":"a","region":"Basel"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
