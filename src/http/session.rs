@@ -35,8 +35,10 @@ pub enum HttpMethod {
     Delete,
 }
 
-/// An HTTP request for the transport to perform, to the server's one MCP endpoint, with
-/// exactly these headers (and the application's own, such as `Authorization`) and this body.
+/// An HTTP request for the transport to perform, to the server's one MCP endpoint (or, for a
+/// server of the 2024-11-05 transport, to the [`path`](Self::path) it named on the same
+/// origin), with exactly these headers (and the application's own, such as `Authorization`)
+/// and this body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpRequest {
     /// The exchange, named in every `handle_*` call about its reply.
@@ -219,8 +221,9 @@ enum Renewal {
 /// Then, after every command and every `handle_*` call:
 ///
 /// - perform every request [`poll_request`](Self::poll_request) gives: a POST (or GET,
-///   DELETE) to the server's MCP endpoint with exactly its headers, plus any the
-///   application adds (sent only there: redirects are never followed);
+///   DELETE) to the server's MCP endpoint, or to its [`path`](HttpRequest::path) on the same
+///   origin, with exactly its headers, plus any the application adds (sent only there:
+///   redirects are never followed);
 /// - stop reading every exchange [`poll_abort`](Self::poll_abort) names (drop its stream);
 /// - take every event [`poll_event`](Self::poll_event) gives;
 /// - wait for reply bytes no longer than [`poll_timeout`](Self::poll_timeout), then call
