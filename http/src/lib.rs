@@ -45,10 +45,6 @@ use mcp_sansio::{
     ReplyHead,
 };
 
-/// The bound on an exchange that lasts the session (the 2024-11-05 transport's event
-/// stream), which the session aborts when it closes: a year.
-const LASTING: Duration = Duration::from_secs(365 * 24 * 60 * 60);
-
 /// How many reply pieces may wait for the driver before the workers wait for it.
 const REPLY_QUEUE: usize = 64;
 
@@ -513,7 +509,7 @@ impl HttpClient {
         }
         let job = Job {
             timeout: if request.lasting {
-                LASTING
+                HttpRequest::LASTING_BOUND
             } else {
                 self.timeout()
             },

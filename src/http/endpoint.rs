@@ -74,11 +74,10 @@ fn target_of(reference: &str, base: Option<&Base>) -> Result<String, Refused> {
     if has_scheme(reference) {
         return same_origin(reference, base);
     }
+    let path = base.target.split('?').next().unwrap_or("/");
     if reference.is_empty() || reference.starts_with('?') {
-        let path = base.target.split('?').next().unwrap_or("/");
         return Ok(alloc::format!("{path}{reference}"));
     }
-    let path = base.target.split('?').next().unwrap_or("/");
     let directory = path
         .rfind('/')
         .map_or("/", |at| path.get(..=at).unwrap_or("/"));

@@ -57,8 +57,9 @@ pub struct HttpRequest {
     pub path: Option<String>,
     /// Whether the reply lasts as long as the session: the event stream of the 2024-11-05
     /// transport, which every answer comes on. Bound it by nothing but the session, which
-    /// aborts it when it closes ([`close`](HttpSession::close)); every other exchange is
-    /// bounded as the run loop says.
+    /// aborts it when it closes ([`close`](HttpSession::close)), that is by
+    /// [`LASTING_BOUND`](Self::LASTING_BOUND); every other exchange is bounded as the run
+    /// loop says.
     pub lasting: bool,
 }
 
@@ -66,6 +67,12 @@ pub struct HttpRequest {
 type Headers = Vec<(Cow<'static, str>, Cow<'static, str>)>;
 
 impl HttpRequest {
+    /// What a transport bounds a [`lasting`](Self::lasting) exchange by, as its deadline
+    /// must be some time: a year. The session aborts the exchange long before, when it
+    /// closes or can no longer use it.
+    pub const LASTING_BOUND: core::time::Duration =
+        core::time::Duration::from_secs(365 * 24 * 60 * 60);
+
     /// The value of header `name`, ignoring case, if the request has it.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -180,9 +187,9 @@ impl OldSse {
     }
 
     /// The message endpoint, once the stream named it.
-    fn path(&self) -> Option<String> {
+    fn path(&self) -> Option<&str> {
         match &self.stage {
-            Stage::Open { path, .. } => Some(path.clone()),
+            Stage::Open { path, .. } => Some(path),
             _ => None,
         }
     }
@@ -629,7 +636,7 @@ impl HttpSession {
             method: HttpMethod::Post,
             headers,
             body,
-            path: self.sse.path(),
+            path: self.sse.path().map(String::from),
             lasting: false,
         });
         exchange
@@ -991,9 +998,7 @@ impl HttpSession {
     }
 
     fn listen_head(&mut self, head: ReplyHead<'_>) {
-        let stream = (200..300).contains(&head.status)
-            && matches!(media_type(head.content_type), Some(Media::EventStream));
-        match (&mut self.listen, stream) {
+        match (&mut self.listen, event_stream(head)) {
             (Listen::Active { open, .. }, true) => *open = true,
             (Listen::Active { exchange, .. }, false) => {
                 // 405 is the usual "none offered"; whatever refused it, it is not asked again.
@@ -1221,8 +1226,7 @@ impl HttpSession {
     }
 
     fn sse_head(&mut self, head: ReplyHead<'_>, now: Instant) {
-        let stream = (200..300).contains(&head.status)
-            && matches!(media_type(head.content_type), Some(Media::EventStream));
+        let stream = event_stream(head);
         match &mut self.sse.stage {
             Stage::Asked { open, .. } if stream => *open = true,
             Stage::Asked {
@@ -1388,6 +1392,12 @@ fn media_type(content_type: Option<&str>) -> Option<Media> {
     } else {
         None
     }
+}
+
+/// Whether a reply opens an event stream: a success, of type `text/event-stream`.
+fn event_stream(head: ReplyHead<'_>) -> bool {
+    (200..300).contains(&head.status)
+        && matches!(media_type(head.content_type), Some(Media::EventStream))
 }
 
 /// An event id as a `Last-Event-ID` value: `None` unless it is plain, non-empty ASCII.

@@ -142,8 +142,8 @@ impl Wire for HttpWire {
             let now = clock.now();
             let bound = match self.session.poll_timeout() {
                 // The 2024-11-05 transport's event stream lasts the session, which aborts
-                // it when it closes: a year.
-                _ if request.lasting => Duration::from_secs(365 * 24 * 60 * 60),
+                // it when it closes.
+                _ if request.lasting => HttpRequest::LASTING_BOUND,
                 None => self.operation_timeout,
                 Some(at) => at
                     .saturating_duration_since(now)
