@@ -532,6 +532,14 @@ pub enum Misuse {
     UnknownOperation,
     /// Every request id this client can send has been used.
     IdsExhausted,
+    /// A root must be a `file://` URI without control characters.
+    InvalidRoot {
+        /// The text given as the root's URI.
+        uri: String,
+    },
+    /// Roots were given to a client whose [`Config::roots`](crate::Config) declared none:
+    /// the capability is declared in the handshake, or never.
+    RootsNotDeclared,
 }
 
 impl fmt::Display for Misuse {
@@ -563,6 +571,10 @@ impl fmt::Display for Misuse {
             }
             Misuse::UnknownOperation => f.write_str("no such operation is in progress"),
             Misuse::IdsExhausted => f.write_str("every request id has been used"),
+            Misuse::InvalidRoot { uri } => write!(f, "root {uri:?} is not a file:// URI"),
+            Misuse::RootsNotDeclared => {
+                f.write_str("this client declared no roots, so it cannot change them")
+            }
         }
     }
 }

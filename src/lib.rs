@@ -170,6 +170,7 @@ mod message;
 mod method;
 mod ops;
 mod results;
+mod roots;
 mod rpc_error;
 mod server;
 mod sse;
@@ -207,6 +208,7 @@ pub use results::{
     CallToolResult, ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource,
     ResourceBody, ResourceContents,
 };
+pub use roots::Root;
 pub use rpc_error::{ErrorCode, RpcError};
 pub use server::{CacheHint, CacheScope, Connected, Implementation, ServerCapabilities};
 pub use sse::{Sse, SseEvent, SseReader};

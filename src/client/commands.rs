@@ -5,28 +5,38 @@ use alloc::{string::String, vec::Vec};
 
 use super::{Client, State};
 use crate::catalog::Catalog;
+use crate::client::Notice;
 use crate::error::{Error, Misuse};
 use crate::event::{Op, OpId};
+use crate::id::RequestId;
 use crate::json::write::ObjectWriter;
 use crate::json::RawObject;
+use crate::message::{encode_frame, Message, Outcome, Response};
 use crate::method::{CallKind, ListKind};
 use crate::ops::handshake::Handshake;
 use crate::ops::Operation;
 use crate::results::{CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents};
+use crate::roots::roots_result;
 use crate::server::Connected;
 use crate::time::Instant;
+use crate::version::Era;
+use crate::Root;
 
 impl Client {
     /// Starts the handshake the configured [`ProtocolChoice`](crate::ProtocolChoice) calls for.
     ///
     /// # Errors
     /// [`Misuse::AlreadyConnecting`] if it was started before, [`Misuse::ConnectionFailed`]
-    /// after a failure.
+    /// after a failure, [`Misuse::FrameTooLong`] if the answer to `roots/list` with
+    /// [`Config::roots`](crate::Config::roots) would not fit in one frame.
     pub fn connect(&mut self, now: Instant) -> Result<Op<Connected>, Misuse> {
         match self.state {
             State::Idle => {}
             State::Failed => return Err(Misuse::ConnectionFailed),
             State::Connecting | State::Ready(_) => return Err(Misuse::AlreadyConnecting),
+        }
+        if let Some(roots) = &self.config.roots {
+            fits_in_a_frame(roots, &self.config.limits)?;
         }
         let limits = &self.config.limits;
         let (handshake, first) = Handshake::start(
@@ -38,6 +48,35 @@ impl Client {
         let op = self.start_with(Operation::Handshake(handshake), now, first)?;
         self.state = State::Connecting;
         Ok(op)
+    }
+
+    /// Replaces the roots given to servers (see [`Config::roots`](crate::Config::roots)):
+    /// every later `roots/list` is answered with `roots`, and a connected 2025 session sends
+    /// `notifications/roots/list_changed`, after which a server that keeps to its roots asks
+    /// for them again. Before the handshake it only replaces them.
+    ///
+    /// # Errors
+    /// [`Misuse::RootsNotDeclared`] if [`Config::roots`](crate::Config::roots) is `None`:
+    /// the capability is declared in the handshake or never. [`Misuse::FrameTooLong`] if
+    /// the answer to `roots/list` would not fit in one frame. [`Misuse::ConnectionFailed`]
+    /// after a failure. Each refusal leaves the roots as they were.
+    pub fn set_roots(&mut self, roots: Vec<Root>) -> Result<(), Misuse> {
+        if self.config.roots.is_none() {
+            return Err(Misuse::RootsNotDeclared);
+        }
+        if self.is_failed() {
+            return Err(Misuse::ConnectionFailed);
+        }
+        fits_in_a_frame(&roots, &self.config.limits)?;
+        self.config.roots = Some(roots);
+        let stateful = matches!(
+            &self.state,
+            State::Ready(session) if session.connected.version.era() == Era::Stateful
+        );
+        if stateful {
+            self.queue_notification(Notice::RootsChanged, None);
+        }
+        Ok(())
     }
 
     /// Lists the server's tools, following `nextCursor` across pages within
@@ -148,4 +187,14 @@ impl Client {
         self.expire(id, Error::Cancelled);
         Ok(())
     }
+}
+
+/// Whether the answer to a `roots/list` with `roots` fits in one frame, under the longest
+/// integer id a server could send.
+fn fits_in_a_frame(roots: &[Root], limits: &crate::Limits) -> Result<(), Misuse> {
+    let answer = Message::Response(Response {
+        id: RequestId::from(i64::MIN),
+        outcome: Outcome::Result(RawObject::from_trusted_text(roots_result(roots))),
+    });
+    encode_frame(&answer, limits, &mut Vec::new())
 }

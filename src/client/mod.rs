@@ -23,11 +23,12 @@ use crate::message::{encode_frame, FrameParser, Incoming, Message, Outcome, Requ
 use crate::method::Method;
 use crate::ops::handshake::{client_info, request_meta};
 use crate::ops::{Context, Operation, Step};
+use crate::roots::roots_result;
 use crate::rpc_error::{ErrorCode, RpcError};
 use crate::server::Connected;
 use crate::time::Instant;
 use crate::version::{Era, ProtocolChoice};
-use crate::{Allowlist, Limits};
+use crate::{Allowlist, Limits, Root};
 
 use requests::{Bound, Requests};
 use transmit::Transmit;
@@ -64,6 +65,19 @@ pub struct Config {
     /// the stream broke, and only the application knows whether running it twice is safe:
     /// set this where every allowed tool may run twice.
     pub reissue_broken_calls: bool,
+    /// The roots this client gives servers: the directories the application lets them work
+    /// in. Default: `None`, and no `roots` capability is declared (a server's `roots/list`
+    /// gets -32601).
+    ///
+    /// With `Some` (even an empty list), the `initialize` of 2025-06-18 and 2025-11-25
+    /// declares `roots` with `listChanged`, and every `roots/list` a server sends is
+    /// answered with these; [`Client::set_roots`] changes them and tells the server. A server
+    /// that touches files (the reference filesystem server) keeps to its roots, so a root is
+    /// a grant, and only the application gives one. A 2026-07-28 session declares no roots:
+    /// that revision asks for them in `input_required` results, which this client does not
+    /// fulfil yet. The whole answer must fit in [`Limits::frame_bytes`]: [`Client::connect`]
+    /// refuses a list that would not.
+    pub roots: Option<Vec<Root>>,
 }
 
 impl Config {
@@ -79,6 +93,7 @@ impl Config {
             catalog_policy: CatalogPolicy::STRICT,
             probe_timeout: Duration::from_secs(2),
             reissue_broken_calls: false,
+            roots: None,
         }
     }
 }
@@ -522,11 +537,14 @@ impl Client {
         }
     }
 
-    /// A stateful server's request: `ping` gets `{}`; anything else needs a capability this
-    /// client does not declare, and gets -32601.
+    /// A stateful server's request: `ping` gets `{}`, `roots/list` the roots where
+    /// [`Config::roots`] declared them; anything else needs a capability this client does
+    /// not declare, and gets -32601.
     fn answer_server_request(&mut self, request: Request) {
         let outcome = if request.method == "ping" {
             Outcome::Result(RawObject::empty())
+        } else if let (Some(roots), "roots/list") = (&self.config.roots, request.method.as_str()) {
+            Outcome::Result(RawObject::from_trusted_text(roots_result(roots)))
         } else {
             Outcome::Error(RpcError {
                 code: ErrorCode::METHOD_NOT_FOUND,

@@ -118,6 +118,11 @@ impl Client {
         // Only the handshake and later pages come here, never a call: the copy is not on
         // the per-call path.
         let client_info = self.client_info.clone();
+        let capabilities = if self.config.roots.is_some() {
+            r#"{"roots":{"listChanged":true}}"#
+        } else {
+            "{}"
+        };
         let request = InFlight {
             op,
             method: next.method(),
@@ -125,7 +130,7 @@ impl Client {
             operation,
         };
         self.queue_request(request, own_meta.as_deref(), |params| {
-            next.write_params(params, &client_info);
+            next.write_params(params, &client_info, capabilities);
         })
     }
 

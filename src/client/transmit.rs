@@ -26,6 +26,8 @@ pub(crate) enum Notice {
     Initialized,
     /// `notifications/cancelled` for request `id`.
     Cancelled { id: i64 },
+    /// `notifications/roots/list_changed`.
+    RootsChanged,
 }
 
 impl Notice {
@@ -34,6 +36,7 @@ impl Notice {
         match self {
             Notice::Initialized => "notifications/initialized",
             Notice::Cancelled { .. } => "notifications/cancelled",
+            Notice::RootsChanged => "notifications/roots/list_changed",
         }
     }
 }

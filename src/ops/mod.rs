@@ -71,14 +71,19 @@ impl Next {
         }
     }
 
-    /// Writes the request's params.
-    pub(crate) fn write_params(&self, params: &mut ObjectWriter<'_>, client_info: &str) {
+    /// Writes the request's params; `initialize` declares `capabilities` (a compact object).
+    pub(crate) fn write_params(
+        &self,
+        params: &mut ObjectWriter<'_>,
+        client_info: &str,
+        capabilities: &str,
+    ) {
         match self {
             Next::Page { cursor, .. } => params.string("cursor", cursor),
             Next::Discover(_) => {}
             Next::Initialize(version) => {
                 params.string("protocolVersion", version.as_str());
-                params.raw("capabilities", "{}");
+                params.raw("capabilities", capabilities);
                 params.raw("clientInfo", client_info);
             }
         }
