@@ -42,7 +42,7 @@ mod wire;
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, ExchangeId,
     HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Misuse, Op, RawObject,
-    ReplyHead,
+    ReplyHead, Root,
 };
 
 /// How many reply pieces may wait for the driver before the workers wait for it.
@@ -398,6 +398,19 @@ impl HttpClient {
         }
     }
 
+    /// Replaces the roots the server is given (see
+    /// [`Config::roots`](mcp_sansio::Config::roots)) and POSTs the
+    /// `notifications/roots/list_changed` that says so. The server's next `roots/list` is
+    /// answered with `roots`.
+    ///
+    /// # Errors
+    /// The client's refusal ([`Client::set_roots`]).
+    pub fn set_roots(&mut self, roots: Vec<Root>) -> Result<(), HttpClientError> {
+        self.session.client_mut().set_roots(roots)?;
+        self.pump();
+        Ok(())
+    }
+
     /// Performs requests and reads replies until operation `op` ends; returns what it
     /// produced. No wait passes the session's next deadline.
     ///
@@ -448,8 +461,10 @@ impl HttpClient {
             return;
         };
         let second = self.session.poll_request();
-        // A POST only, and alone but for GET streams (which last as long as the session).
-        let alone = second.is_none() && self.live.len() == self.streams.len();
+        // A POST only, and alone: not even a GET stream may be live, since the server may
+        // send a request on it that the POST's answer waits for (server-everything asks for
+        // the roots there in the middle of a call), and this thread would not read it.
+        let alone = second.is_none() && self.live.is_empty();
         if alone && first.method == HttpMethod::Post {
             self.perform_here(first);
             return;
