@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, KeptEvents,
-    Misuse, Op, RawObject,
+    Misuse, Op, RawObject, Root,
 };
 use rustix::event::{poll, PollFd, PollFlags};
 #[cfg(feature = "host")]
@@ -234,6 +234,22 @@ impl StdioClient {
     ) -> Result<CallToolResult, StdioError> {
         let op = self.client.call_tool(name, arguments, self.now())?;
         self.run(op)
+    }
+
+    /// Replaces the roots the server is given (see
+    /// [`Config::roots`](mcp_sansio::Config::roots)) and writes the server the
+    /// `notifications/roots/list_changed` that says so, as far as its pipe takes it now (the
+    /// rest goes with the next operation). The server's next `roots/list` is answered with
+    /// `roots`.
+    ///
+    /// # Errors
+    /// The client's refusal ([`Client::set_roots`]); [`StdioError::Io`] if the pipe fails.
+    pub fn set_roots(&mut self, roots: Vec<Root>) -> Result<(), StdioError> {
+        self.client.set_roots(roots)?;
+        while self.outgoing.len() < WRITE_BATCH
+            && self.client.poll_transmit(&mut self.outgoing).is_some()
+        {}
+        self.flush()
     }
 
     /// Drives the pipes until operation `op` ends, and returns what it produced. Waits never

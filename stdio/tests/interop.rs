@@ -33,6 +33,7 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Allowlist, Config, Error, Incompatible, Limits, ProtocolChoice, ProtocolVersion, RawObject,
+    Root,
 };
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use mcp_sansio_stdio::{ServerCommand, StdioClient, StdioError};
@@ -644,14 +645,14 @@ impl HttpPeer {
     /// refuse a tool not allowed, close.
     fn async_session(&self, protocol: ProtocolChoice, version: ProtocolVersion) {
         let peer = self.peer;
-        let (runtime, server, _events) = self.async_connect(protocol);
+        let (runtime, server, _events) = self.async_connect(config(peer, protocol));
         async_checks(&runtime, server, peer, protocol, version);
     }
 
-    /// A runtime, and the async driver on it connected with `protocol` (and its events).
+    /// A runtime, and the async driver on it connected under `config` (and its events).
     fn async_connect(
         &self,
-        protocol: ProtocolChoice,
+        config: Config,
     ) -> (
         tokio::runtime::Runtime,
         mcp_sansio_tokio::Handle,
@@ -662,11 +663,7 @@ impl HttpPeer {
             .build()
             .unwrap();
         let (server, events) = runtime
-            .block_on(mcp_sansio_tokio::connect_http(
-                &self.url,
-                &[],
-                config(self.peer, protocol),
-            ))
+            .block_on(mcp_sansio_tokio::connect_http(&self.url, &[], config))
             .unwrap();
         (runtime, server, events)
     }
@@ -863,7 +860,8 @@ fn over_http_python_sdk_2_reads_back_every_mcp_param_header() {
         HttpClient::new(&server.url, config(Peer::Routed, ProtocolChoice::Auto)).unwrap();
     client.connect().unwrap();
     client.list_tools().unwrap();
-    let (runtime, handle, _events) = server.async_connect(ProtocolChoice::Auto);
+    let (runtime, handle, _events) =
+        server.async_connect(config(server.peer, ProtocolChoice::Auto));
     runtime.block_on(handle.list_tools()).unwrap();
     for (arguments, said) in cases {
         let arguments = RawObject::parse(
@@ -881,4 +879,163 @@ fn over_http_python_sdk_2_reads_back_every_mcp_param_header() {
     }
     runtime.block_on(handle.close()).unwrap();
     client.close();
+}
+
+/// The tool of server-everything that says which roots it holds: registered only for a
+/// client that declares roots.
+const ROOTS_TOOL: &str = "get-roots-list";
+
+/// A config for server-everything allowing only [`ROOTS_TOOL`], giving `roots`.
+fn roots_config(roots: Option<Vec<Root>>) -> Config {
+    let mut config = config(Peer::Everything, ProtocolChoice::Auto);
+    config.allowlist = [ROOTS_TOOL].into_iter().collect();
+    config.roots = roots;
+    config
+}
+
+/// The root URIs the test gives, before and after the application narrows them.
+const PROJECT: &str = "file:///srv/project";
+const DOCS: &str = "file:///srv/project/docs";
+
+/// Calls [`ROOTS_TOOL`] through `call` (listing again through `list` while the server has not
+/// registered it yet, as it does once told the session is initialized) until its answer
+/// names `uri`, at most 50 times; returns the last answer. The server fetches roots in the
+/// background after the session opens and after each change it hears of, so an answer may
+/// still be the one before.
+fn roots_held<E: std::fmt::Debug>(
+    mut list: impl FnMut() -> Result<mcp_sansio::Catalog, E>,
+    mut call: impl FnMut() -> Result<mcp_sansio::CallToolResult, E>,
+    uri: &str,
+) -> String {
+    let mut listed = false;
+    let mut text = String::new();
+    for _ in 0..50 {
+        if !listed {
+            listed = list().unwrap().tools().iter().any(|t| t.name == ROOTS_TOOL);
+            continue;
+        }
+        text = call().unwrap().text().into_owned();
+        if text.contains(uri) {
+            break;
+        }
+    }
+    text
+}
+
+/// Roots reach a real server through every driver: server-everything registers
+/// `get-roots-list` only for a client that declares roots, asks for them with `roots/list`
+/// when the session opens and again when told they changed, and answers the tool with what
+/// it holds. The application's first root is what it reports, then, after `set_roots`, only
+/// the narrower one; a client that declares none is offered no such tool.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn server_everything_holds_the_application_s_roots_and_hears_when_they_change() {
+    let project = || Root::new(PROJECT).unwrap().with_name("project");
+    let docs = || vec![Root::new(DOCS).unwrap().with_name("docs")];
+    let empty = RawObject::empty();
+
+    // Over stdio, through the blocking driver.
+    let mut server = StdioClient::spawn(
+        &Peer::Everything.command(),
+        roots_config(Some(vec![project()])),
+    )
+    .unwrap();
+    server.connect().unwrap();
+    let session = |server: &mut StdioClient, uri| {
+        let server = std::cell::RefCell::new(server);
+        roots_held(
+            || server.borrow_mut().list_tools(),
+            || server.borrow_mut().call_tool(ROOTS_TOOL, &empty),
+            uri,
+        )
+    };
+    let text = session(&mut server, PROJECT);
+    assert!(
+        text.contains("(1 total)") && text.contains(PROJECT),
+        "{text}"
+    );
+    server.set_roots(docs()).unwrap();
+    let text = session(&mut server, DOCS);
+    assert!(text.contains("(1 total)") && text.contains(DOCS), "{text}");
+    server.close(Duration::from_secs(2)).unwrap();
+
+    // Without roots, the tool is never offered.
+    let mut server = StdioClient::spawn(&Peer::Everything.command(), roots_config(None)).unwrap();
+    server.connect().unwrap();
+    for _ in 0..3 {
+        let catalog = server.list_tools().unwrap();
+        assert!(!catalog.tools().iter().any(|t| t.name == ROOTS_TOOL));
+    }
+    server.close(Duration::from_secs(2)).unwrap();
+
+    // Over Streamable HTTP, where the server's requests come on event streams and the
+    // answers are POSTed, through the blocking driver and the async one.
+    let served = HttpPeer::start(Peer::Everything, Served::Events);
+    let mut server = HttpClient::new(&served.url, roots_config(Some(vec![project()]))).unwrap();
+    server.connect().unwrap();
+    let server = std::cell::RefCell::new(server);
+    let held = |uri| {
+        roots_held(
+            || server.borrow_mut().list_tools(),
+            || server.borrow_mut().call_tool(ROOTS_TOOL, &empty),
+            uri,
+        )
+    };
+    assert!(held(PROJECT).contains(PROJECT));
+    server.borrow_mut().set_roots(docs()).unwrap();
+    let text = held(DOCS);
+    assert!(text.contains(DOCS) && !text.contains("2 total"), "{text}");
+    server.into_inner().close();
+
+    let (runtime, server, _events) = served.async_connect(roots_config(Some(vec![project()])));
+    let held = |uri| {
+        roots_held(
+            || runtime.block_on(server.list_tools()),
+            || runtime.block_on(server.call_tool(ROOTS_TOOL, &empty)),
+            uri,
+        )
+    };
+    assert!(held(PROJECT).contains(PROJECT));
+    runtime.block_on(server.set_roots(docs())).unwrap();
+    assert!(held(DOCS).contains(DOCS));
+    runtime.block_on(server.close()).unwrap();
+}
+
+/// `mcp-call --root PATH` gives the server each directory as a `file://` URI, a space and
+/// non-ASCII letters percent-encoded, named by its last component.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn mcp_call_gives_each_root_as_a_file_uri() {
+    let dir = std::env::temp_dir().join(format!("mcp-roots-{}", std::process::id()));
+    let odd = dir.join("a b").join("é");
+    std::fs::create_dir_all(&odd).unwrap();
+    let odd_arg = odd.to_str().unwrap();
+    let dir_arg = dir.to_str().unwrap();
+    let args = [
+        "--call", ROOTS_TOOL, "--allow", ROOTS_TOOL, "--root", odd_arg, "--root", dir_arg,
+    ];
+    // The server registers the tool once the session is open; the first run may miss it.
+    let (code, stdout, stderr) = (0..5)
+        .map(|_| mcp_call(Peer::Everything, &args))
+        .find(|(code, _, _)| *code == Some(0))
+        .unwrap_or_else(|| mcp_call(Peer::Everything, &args));
+    assert_eq!(code, Some(0), "{stderr}");
+    let canonical = std::fs::canonicalize(&dir).unwrap();
+    let base = format!("file://{}", canonical.display());
+    assert!(stdout.contains("(2 total)"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("1. é\n   URI: {base}/a%20b/%C3%A9")),
+        "{stdout}"
+    );
+    let name = canonical.file_name().unwrap().to_str().unwrap();
+    assert!(
+        stdout.contains(&format!("2. {name}\n   URI: {base}\n")),
+        "{stdout}"
+    );
+    // A root that is not a directory here is a usage error, and nothing is started.
+    let (code, _, stderr) =
+        mcp_call_unstarted(&["--list", "--root", &format!("{dir_arg}/missing")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("missing"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_sansio::{Awaited, Client, Error, Event, HttpError, Instant, Misuse, Op, OpId};
+use mcp_sansio::{Awaited, Client, Error, Event, HttpError, Instant, Misuse, Op, OpId, Root};
 use tokio::sync::{mpsc, oneshot, Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::AsyncError;
@@ -75,6 +75,8 @@ pub(crate) type Start =
 pub(crate) enum Command {
     /// Start an operation.
     Start(Start),
+    /// Replace the roots, and tell the sender whether the client took them.
+    Roots(Vec<Root>, oneshot::Sender<Result<(), Misuse>>),
     /// End the connection now: every waiting future fails, the server is ended, and the
     /// sender hears how it exited (`None` for a stream that is not a process).
     Close(oneshot::Sender<Option<ExitStatus>>),
@@ -212,6 +214,10 @@ impl<W: Wire> Driver<W> {
                             }
                             waiting.insert(op, waiter);
                         }
+                    }
+                    Some(Command::Roots(roots, reply)) => {
+                        // The notification leaves with the flush at the top of the loop.
+                        let _ = reply.send(self.wire.client().set_roots(roots));
                     }
                     Some(Command::Close(reply)) => return Stop::Close(reply),
                     // Every handle is gone; no future can be waiting, since each borrows one.

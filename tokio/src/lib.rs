@@ -55,7 +55,7 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, HttpSession,
-    Instant, Misuse, Op, RawObject,
+    Instant, Misuse, Op, RawObject, Root,
 };
 use mcp_sansio_stdio::{ServerCommand, ServerProcess, DEFAULT_GRACE};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -337,6 +337,26 @@ impl Handle {
         F: FnOnce(&mut Client, Instant) -> Result<Op<T>, Misuse> + Send + 'static,
     {
         self.link.run(start).await
+    }
+
+    /// Replaces the roots the server is given (see
+    /// [`Config::roots`](mcp_sansio::Config::roots)) and sends the
+    /// `notifications/roots/list_changed` that says so; the server's next `roots/list` is
+    /// answered with `roots`.
+    ///
+    /// # Errors
+    /// The client's refusal ([`Client::set_roots`]), or [`AsyncError::Ended`].
+    pub async fn set_roots(&self, roots: Vec<Root>) -> Result<(), AsyncError> {
+        let (reply, outcome) = oneshot::channel();
+        self.link
+            .commands
+            .send(Command::Roots(roots, reply))
+            .await
+            .map_err(|_| AsyncError::Ended)?;
+        outcome
+            .await
+            .map_err(|_| AsyncError::Ended)?
+            .map_err(|misuse| AsyncError::Mcp(misuse.into()))
     }
 
     /// Ends the connection now, for every clone: futures still waiting fail with

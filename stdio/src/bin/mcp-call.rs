@@ -27,7 +27,7 @@ use std::time::Duration;
 use clap::{ArgGroup, Parser};
 use mcp_sansio::{
     Allowlist, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock, Error, Implementation,
-    Limits, ProtocolChoice, ProtocolVersion, RawObject,
+    Limits, ProtocolChoice, ProtocolVersion, RawObject, Root,
 };
 use mcp_sansio_host::{Palette, PaletteConfig, Provider};
 use mcp_sansio_http::{HttpClient, HttpClientError};
@@ -99,6 +99,12 @@ struct Cli {
           value_parser = parse_stderr)]
     stderr: StderrMode,
 
+    /// Give the server the directory PATH as a root (repeatable): the client then declares
+    /// roots and answers the server's roots/list with these, as file:// URIs. Without it,
+    /// no roots are declared.
+    #[arg(long = "root", value_name = "PATH", value_parser = parse_root)]
+    roots: Vec<Root>,
+
     /// Give the server the environment variable KEY (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
     env: Vec<(String, String)>,
@@ -118,6 +124,29 @@ struct Cli {
     /// The server to start, and its arguments.
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<OsString>,
+}
+
+/// A directory of this machine as a root: its absolute path, symbolic links resolved, as a
+/// `file://` URI (bytes outside the URI's unreserved set percent-encoded), named by its last
+/// component.
+fn parse_root(s: &str) -> Result<Root, String> {
+    let path = std::fs::canonicalize(s).map_err(|why| format!("{s}: {why}"))?;
+    if !path.is_dir() {
+        return Err(format!("{s} is not a directory"));
+    }
+    let mut uri = String::from("file://");
+    for byte in path.as_os_str().as_encoded_bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(byte) {
+            uri.push(char::from(*byte));
+        } else {
+            let _ = write!(uri, "%{byte:02X}");
+        }
+    }
+    let root = Root::new(uri).map_err(|why| why.to_string())?;
+    Ok(match path.file_name() {
+        Some(name) => root.with_name(name.to_string_lossy()),
+        None => root,
+    })
 }
 
 fn parse_header(s: &str) -> Result<(String, String), String> {
@@ -350,6 +379,9 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         config.catalog_policy = config.catalog_policy.null_fields_as_absent();
     }
     config.client_name = String::from("mcp-call");
+    if !cli.roots.is_empty() {
+        config.roots = Some(cli.roots.clone());
+    }
 
     if let Some(url) = &cli.url {
         let mut server = HttpClient::new(url, config)
