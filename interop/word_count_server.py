@@ -4,17 +4,19 @@ The same script runs on `mcp` 1.x (FastMCP, legacy handshake only) and `mcp` 2.x
 (MCPServer, which also speaks the stateless 2026-07-28 revision), over stdio, or over
 Streamable HTTP at http://127.0.0.1:PORT/mcp with `--http PORT` (add `--json` for JSON
 replies instead of server-sent events), or over the 2024-11-05 transport (HTTP with
-server-sent events) at http://127.0.0.1:PORT/sse with `--sse PORT`.
+server-sent events) at http://127.0.0.1:PORT/sse with `--sse PORT`. With `--roots` it also
+has a tool `roots` that asks the client for its roots (`roots/list`) on every call and
+answers with their URIs.
 """
 
 import sys
 
 try:  # mcp 2.x
-    from mcp.server.mcpserver import MCPServer as Server
+    from mcp.server.mcpserver import Context, MCPServer as Server
 
     MODERN = True
 except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import FastMCP as Server
+    from mcp.server.fastmcp import Context, FastMCP as Server
 
     MODERN = False
 
@@ -35,6 +37,15 @@ def word_count(text: str) -> str:
 
     Words are runs of characters between whitespace."""
     return f"{len(text.split())} words"
+
+
+if "--roots" in sys.argv:
+
+    @server.tool()
+    async def roots(ctx: Context) -> str:
+        """Lists the roots the client gives, asking it anew."""
+        result = await ctx.session.list_roots()
+        return " ".join(str(root.uri) for root in result.roots) or "no roots"
 
 
 if __name__ == "__main__":

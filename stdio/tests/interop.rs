@@ -19,6 +19,10 @@
 //! JSON replies, server-everything always with events and priming): the same checks through
 //! `mcp_sansio_http::HttpClient` and `mcp-call --url`. The async driver (`mcp-sansio-tokio`)
 //! connects, lists, calls and refuses against each peer, over stdio and over HTTP.
+//!
+//! Roots: server-everything and both Python SDKs (`word_count_server.py --roots`) ask the
+//! client for its roots in the middle of a call; each driver answers with the application's,
+//! and with the new ones after `set_roots`.
 
 #![allow(
     clippy::unwrap_used,
@@ -50,6 +54,11 @@ enum Peer {
     Python1,
     /// `@modelcontextprotocol/server-everything` on stdio.
     Everything,
+    /// `mcp` 2.x with the word_count script and its `roots` tool (`--roots`), which asks the
+    /// client for its roots on every call.
+    Roots2,
+    /// The same on `mcp` 1.x.
+    Roots1,
     /// `mcp` 2.x with the routed_count script (over HTTP only): a tool whose arguments are
     /// mirrored into `Mcp-Param-*` headers, which the SDK checks.
     Routed,
@@ -68,6 +77,8 @@ impl Peer {
                 interop.join("routed_server.py"),
             ],
             Peer::Python1 => vec![peers.join("mcp1/bin/python"), script],
+            Peer::Roots2 => vec![peers.join("mcp2/bin/python"), script, "--roots".into()],
+            Peer::Roots1 => vec![peers.join("mcp1/bin/python"), script, "--roots".into()],
             Peer::Everything => vec![
                 peers.join("node_modules/.bin/mcp-server-everything"),
                 PathBuf::from("stdio"),
@@ -86,7 +97,7 @@ impl Peer {
     /// The tool to call, its arguments, and the text it must answer.
     fn call(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Peer::Python2 | Peer::Python1 => (
+            Peer::Python2 | Peer::Python1 | Peer::Roots2 | Peer::Roots1 => (
                 "word_count",
                 r#"{"text":"vanilla stock needs review"}"#,
                 "4 words",
@@ -110,6 +121,7 @@ impl Peer {
     fn tools(self) -> std::ops::RangeInclusive<usize> {
         match self {
             Peer::Python2 | Peer::Python1 | Peer::Routed => 1..=1,
+            Peer::Roots2 | Peer::Roots1 => 2..=2,
             Peer::Everything => 12..=13,
         }
     }
@@ -580,7 +592,7 @@ impl HttpPeer {
                 };
                 command.arg(mode).env("PORT", port.to_string());
             }
-            Peer::Python1 | Peer::Python2 | Peer::Routed => {
+            Peer::Python1 | Peer::Python2 | Peer::Routed | Peer::Roots2 | Peer::Roots1 => {
                 let flag = match served {
                     Served::OldSse => "--sse",
                     Served::Events | Served::Json => "--http",
@@ -1038,4 +1050,72 @@ fn mcp_call_gives_each_root_as_a_file_uri() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("missing"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The official Python SDKs ask for roots from inside a tool (`ctx.session.list_roots()`),
+/// anew on every call, so each answer is the roots as they are now: through every driver,
+/// over stdio and over Streamable HTTP, the `roots` tool of both SDKs reports the
+/// application's roots, then the new ones after `set_roots`. A client that declares none
+/// answers -32601, which `mcp` 1.x reports as the tool's error and 2.x as its own.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_python_sdks_ask_for_roots_inside_a_call_and_get_the_application_s() {
+    let project = || vec![Root::new(PROJECT).unwrap()];
+    let docs = || vec![Root::new(DOCS).unwrap(), Root::new(PROJECT).unwrap()];
+    let both = format!("{DOCS} {PROJECT}");
+    let empty = RawObject::empty();
+    let roots_config = |peer: Peer, roots: Option<Vec<Root>>| {
+        // 2026-07-28 has no back-channel for the server's request.
+        let mut config = config(peer, ProtocolChoice::Stateful);
+        config.allowlist = ["roots"].into_iter().collect();
+        config.roots = roots;
+        config
+    };
+    for peer in [Peer::Roots2, Peer::Roots1] {
+        let mut server =
+            StdioClient::spawn(&peer.command(), roots_config(peer, Some(project()))).unwrap();
+        server.connect().unwrap();
+        server.list_tools().unwrap();
+        assert_eq!(server.call_tool("roots", &empty).unwrap().text(), PROJECT);
+        server.set_roots(docs()).unwrap();
+        assert_eq!(server.call_tool("roots", &empty).unwrap().text(), both);
+        server.close(Duration::from_secs(2)).unwrap();
+
+        let mut server = StdioClient::spawn(&peer.command(), roots_config(peer, None)).unwrap();
+        server.connect().unwrap();
+        server.list_tools().unwrap();
+        // mcp 1.x reports the refusal as the tool's error, 2.x as a JSON-RPC error.
+        match server.call_tool("roots", &empty) {
+            Ok(result) => assert!(
+                result.is_error && result.text().contains("Method not found"),
+                "{peer:?}: {result:?}"
+            ),
+            Err(StdioError::Mcp(Error::Rpc(error))) => {
+                assert_eq!(
+                    error.code,
+                    mcp_sansio::ErrorCode::METHOD_NOT_FOUND,
+                    "{peer:?}"
+                );
+            }
+            Err(other) => panic!("{peer:?}: {other:?}"),
+        }
+        server.close(Duration::from_secs(2)).unwrap();
+
+        let served = HttpPeer::start(peer, Served::Events);
+        let mut server = HttpClient::new(&served.url, roots_config(peer, Some(project()))).unwrap();
+        server.connect().unwrap();
+        server.list_tools().unwrap();
+        assert_eq!(server.call_tool("roots", &empty).unwrap().text(), PROJECT);
+        server.set_roots(docs()).unwrap();
+        assert_eq!(server.call_tool("roots", &empty).unwrap().text(), both);
+        server.close();
+
+        let (runtime, server, _events) = served.async_connect(roots_config(peer, Some(project())));
+        runtime.block_on(server.list_tools()).unwrap();
+        let call = || runtime.block_on(server.call_tool("roots", &empty)).unwrap();
+        assert_eq!(call().text(), PROJECT);
+        runtime.block_on(server.set_roots(docs())).unwrap();
+        assert_eq!(call().text(), both);
+        runtime.block_on(server.close()).unwrap();
+    }
 }
