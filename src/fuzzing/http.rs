@@ -69,6 +69,8 @@ pub fn http_session(data: &[u8]) {
     config.limits.frame_bytes = 4096;
     config.limits.requests_in_flight = 8;
     config.limits.operation_timeout = Duration::from_secs(5);
+    // Declared, so that a `roots/list` the input holds is answered, and POSTed.
+    config.roots = Some(Vec::new());
     let mut driver = Driver {
         http: HttpSession::new(config).with_url("http://127.0.0.1:1/sse"),
         now: Instant::ZERO,

@@ -10,7 +10,7 @@ use arbitrary::{Arbitrary, Unstructured};
 
 use crate::{
     Allowlist, CallToolResult, Client, Config, Error, Event, Instant, Limits, Misuse, Op, OpId,
-    ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject,
+    ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject, Root,
 };
 
 /// The most steps one scenario holds: long enough to fill the request table and run
@@ -61,6 +61,13 @@ pub enum Step {
         /// Which operation.
         pick: u8,
     },
+    /// The application gives `count % 4` roots in place of those it gave before.
+    Roots {
+        /// How many.
+        count: u8,
+    },
+    /// The server asks for the roots.
+    AskRoots,
 }
 
 impl Step {
@@ -147,6 +154,14 @@ struct Written<'a> {
     #[serde(borrow)]
     method: Option<&'a str>,
     params: Option<Cancelled>,
+    result: Option<RootsListed>,
+}
+
+/// The result the client wrote: the answer to the server's ping (no roots) or to its
+/// `roots/list`.
+#[derive(serde::Deserialize)]
+struct RootsListed {
+    roots: Option<Vec<serde::de::IgnoredAny>>,
 }
 
 /// An id: the client's requests carry integers; its answers to the server's ping carry the
@@ -200,6 +215,12 @@ struct Model {
     /// Ids the client reported answered late.
     late: Vec<i64>,
     out: Vec<u8>,
+    /// How many roots the application gave last.
+    roots: usize,
+    /// How many `notifications/roots/list_changed` the server read.
+    announced: usize,
+    /// How many roots each answer to `roots/list` held, in order.
+    listed: Vec<usize>,
 }
 
 impl Model {
@@ -207,6 +228,7 @@ impl Model {
         let mut config = Config::new(["word_count"].into_iter().collect::<Allowlist>());
         config.limits = Limits::teaching();
         config.limits.requests_in_flight = IN_FLIGHT;
+        config.roots = Some(Vec::new());
         Model {
             cap: config.limits.notifications_before_answer,
             timeout: config.limits.operation_timeout,
@@ -219,6 +241,9 @@ impl Model {
             failed: false,
             late: Vec::new(),
             out: Vec::new(),
+            roots: 0,
+            announced: 0,
+            listed: Vec::new(),
         }
     }
 
@@ -244,6 +269,12 @@ impl Model {
                         self.ops.values().any(|o| o.id == id),
                         "cancelled request {id}, which was never made"
                     );
+                }
+                (Some("notifications/roots/list_changed"), None) => self.announced += 1,
+                (None, Some(Id::Other)) => {
+                    if let Some(roots) = written.result.and_then(|r| r.roots) {
+                        self.listed.push(roots.len());
+                    }
                 }
                 _ => {}
             }
@@ -458,6 +489,38 @@ impl Model {
                 if let Some(&op) = self.open.get(usize::from(pick) % self.open.len().max(1)) {
                     self.client.cancel(op).expect("cancel an open operation");
                     self.settle(true);
+                }
+            }
+            Step::Roots { count } => {
+                let roots: Vec<Root> = (0..count % 4)
+                    .filter_map(|n| Root::new(format!("file:///srv/{n}")).ok())
+                    .collect();
+                let given = roots.len();
+                let announced = self.announced;
+                let set = self.client.set_roots(roots);
+                self.settle(false);
+                if self.failed {
+                    assert_eq!(
+                        set,
+                        Err(Misuse::ConnectionFailed),
+                        "roots on a failed client"
+                    );
+                } else {
+                    assert_eq!(set, Ok(()), "roots refused by a healthy client");
+                    self.roots = given;
+                    assert_eq!(self.announced, announced + 1, "a change not announced");
+                }
+            }
+            Step::AskRoots => {
+                let listed = self.listed.len();
+                let failed = self.failed;
+                self.input(
+                    b"{\"jsonrpc\":\"2.0\",\"id\":\"r\",\"method\":\"roots/list\"}\n",
+                    1,
+                );
+                if !failed {
+                    assert_eq!(self.listed.len(), listed + 1, "roots/list unanswered");
+                    assert_eq!(self.listed.last(), Some(&self.roots), "not the roots given");
                 }
             }
         }
