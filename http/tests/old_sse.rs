@@ -9,12 +9,15 @@
     clippy::indexing_slicing
 )]
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 use std::time::Duration;
 
+use common::read_request;
 use mcp_sansio::{Allowlist, Config, Error, HttpError, ProtocolChoice, RawObject};
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use serde_json::{json, Value};
@@ -29,32 +32,6 @@ enum Seen {
     Request(String, String),
     /// The event stream's connection was closed by the client.
     StreamClosed,
-}
-
-/// One request read off a connection: method, target, body.
-fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(String, String, Vec<u8>)> {
-    let mut line = String::new();
-    if reader.read_line(&mut line).ok()? == 0 {
-        return None;
-    }
-    let mut parts = line.split_whitespace();
-    let (method, target) = (parts.next()?.to_owned(), parts.next()?.to_owned());
-    let mut length = 0;
-    loop {
-        let mut header = String::new();
-        reader.read_line(&mut header).ok()?;
-        if header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().ok()?;
-            }
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some((method, target, body))
 }
 
 /// A server of the 2024-11-05 transport at `/sse`, as the TypeScript SDK serves one: a POST
