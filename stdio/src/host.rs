@@ -6,7 +6,8 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, Config, Event, ListKind, RawObject, ServerNotification,
+    Allowlist, CallToolResult, Catalog, Config, Event, ListKind, RawObject, Root,
+    ServerNotification,
 };
 use mcp_sansio_host::{
     Observation, Palette, PaletteConfig, PaletteError, Provider, ToolIndex, SEARCH_TOOL,
@@ -107,6 +108,11 @@ pub enum HostError {
     Http(HttpClientError),
     /// Its catalog could not join the palette.
     Palette(PaletteError),
+    /// No server of that id is in the host: never started, or gone.
+    UnknownServer {
+        /// The id asked for.
+        id: String,
+    },
 }
 
 impl fmt::Display for HostError {
@@ -123,6 +129,7 @@ impl fmt::Display for HostError {
             }
             HostError::Http(e) => e.fmt(f),
             HostError::Palette(e) => e.fmt(f),
+            HostError::UnknownServer { id } => write!(f, "no server {id:?} is in this host"),
         }
     }
 }
@@ -242,6 +249,24 @@ impl Host {
     /// The process id of server `id`, while it is in the host and if the host started it.
     pub fn pid(&self, id: &str) -> Option<u32> {
         self.servers.get(id).and_then(|server| server.link.pid())
+    }
+
+    /// Replaces the roots server `id` is given (see
+    /// [`Config::roots`](mcp_sansio::Config::roots)) and tells it so; its next `roots/list`
+    /// is answered with `roots`.
+    ///
+    /// # Errors
+    /// [`HostError::UnknownServer`] if no server of that id is in the host; the client's
+    /// refusal ([`Client::set_roots`](mcp_sansio::Client::set_roots)), or a pipe that failed.
+    pub fn set_roots(&mut self, id: &str, roots: Vec<Root>) -> Result<(), HostError> {
+        let server = self
+            .servers
+            .get_mut(id)
+            .ok_or_else(|| HostError::UnknownServer { id: id.to_owned() })?;
+        match &mut server.link {
+            Link::Process(client) => client.set_roots(roots).map_err(HostError::Stdio),
+            Link::Http(client) => client.set_roots(roots).map_err(HostError::Http),
+        }
     }
 
     /// Runs the model's call of `name` with argument text `arguments`, and says what the

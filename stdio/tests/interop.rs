@@ -1056,7 +1056,8 @@ fn mcp_call_gives_each_root_as_a_file_uri() {
 /// anew on every call, so each answer is the roots as they are now: through every driver,
 /// over stdio and over Streamable HTTP, the `roots` tool of both SDKs reports the
 /// application's roots, then the new ones after `set_roots`. A client that declares none
-/// answers -32601, which `mcp` 1.x reports as the tool's error and 2.x as its own.
+/// answers -32601, which `mcp` 1.x reports as the tool's error and 2.x as its own. In one
+/// host over both, each server's roots are its own (`Host::set_roots`).
 #[test]
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn the_python_sdks_ask_for_roots_inside_a_call_and_get_the_application_s() {
@@ -1118,4 +1119,33 @@ fn the_python_sdks_ask_for_roots_inside_a_call_and_get_the_application_s() {
         assert_eq!(call().text(), both);
         runtime.block_on(server.close()).unwrap();
     }
+
+    // One host over both, one started and one at a URL: each server's roots are its own.
+    use mcp_sansio_stdio::{Host, HostError, HostServer};
+    let served = HttpPeer::start(Peer::Roots1, Served::Events);
+    let servers = vec![
+        HostServer::new(
+            "py2",
+            Peer::Roots2.command(),
+            roots_config(Peer::Roots2, Some(project())),
+        ),
+        HostServer::http(
+            "py1",
+            &served.url,
+            &[],
+            roots_config(Peer::Roots1, Some(project())),
+        ),
+    ];
+    let (mut host, failures) = Host::start(servers, mcp_sansio_host::PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_eq!(host.call("roots", "{}").text(), PROJECT);
+    assert_eq!(host.call("py1_roots", "{}").text(), PROJECT);
+    host.set_roots("py1", docs()).unwrap();
+    assert_eq!(host.call("py1_roots", "{}").text(), both);
+    assert_eq!(host.call("roots", "{}").text(), PROJECT);
+    assert!(matches!(
+        host.set_roots("nobody", docs()),
+        Err(HostError::UnknownServer { id }) if id == "nobody"
+    ));
+    host.close(Duration::from_secs(1));
 }
