@@ -357,6 +357,12 @@ pub enum ProtocolViolation {
         /// The limit in force.
         limit: usize,
     },
+    /// A call whose server asked for input more times than the limit
+    /// ([`Limits::input_rounds`](crate::Limits)).
+    TooManyInputRounds {
+        /// The limit in force.
+        limit: usize,
+    },
     /// A listing with more items than the limit.
     TooManyItems {
         /// The limit in force.
@@ -422,6 +428,9 @@ impl fmt::Display for ProtocolViolation {
             ProtocolViolation::TooManyPages { limit } => {
                 write!(f, "a listing ran past {limit} pages")
             }
+            ProtocolViolation::TooManyInputRounds { limit } => {
+                write!(f, "a call asked for input again after {limit} rounds")
+            }
             ProtocolViolation::TooManyItems { limit } => {
                 write!(f, "a listing ran past {limit} items")
             }
@@ -445,8 +454,9 @@ pub enum Incompatible {
         /// The versions the server says it supports.
         supported: Vec<String>,
     },
-    /// The server needs input from the client mid-request (`resultType: input_required`),
-    /// which this client does not provide yet.
+    /// The server needs input from the client mid-request (`resultType: input_required`)
+    /// that this client does not provide: anything but the roots, or roots when
+    /// [`Config::roots`](crate::Config) gives none.
     InputRequired,
     /// Only the stateless revision was acceptable, and the server answered `server/discover`
     /// with an error outside that revision's range: it speaks only the handshake revisions.

@@ -115,6 +115,14 @@ pub struct Limits {
     /// forever; each attempt also waits the `retry` time the stream asked for, and all of
     /// them stay within the operation's deadline.
     pub stream_resumes: usize,
+    /// How many times one call (2026-07-28) may be sent again with the input its server asked
+    /// for in an `input_required` result. Default: 8.
+    ///
+    /// Each round is a new request under the call's one deadline; a server that asks again
+    /// after every answer would otherwise keep the call going until that deadline. One more
+    /// `input_required` past the bound fails the call with
+    /// [`ProtocolViolation::TooManyInputRounds`](crate::ProtocolViolation).
+    pub input_rounds: usize,
     /// How many bytes of frames may wait for the transport to take them, beyond the one frame
     /// being queued. Default: 16 MiB (twice the default frame limit).
     ///
@@ -157,6 +165,7 @@ impl Limits {
             session_id_bytes: 1024,
             reply_head_bytes: 64 * 1024,
             stream_resumes: 3,
+            input_rounds: 8,
             unsent_bytes: 256 * 1024,
             events_kept: 256,
         }
@@ -179,6 +188,7 @@ impl Default for Limits {
             session_id_bytes: 1024,
             reply_head_bytes: 64 * 1024,
             stream_resumes: 3,
+            input_rounds: 8,
             unsent_bytes: 16 * 1024 * 1024,
             events_kept: 256,
         }

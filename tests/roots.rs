@@ -11,7 +11,10 @@
 mod common;
 
 use common::{text_reply, Pair, TOOLS};
-use mcp_sansio::{Config, Limits, Misuse, ProtocolChoice, ProtocolVersion, Root};
+use mcp_sansio::{
+    Config, Error, Incompatible, Limits, Misuse, ProtocolChoice, ProtocolVersion,
+    ProtocolViolation, Root,
+};
 use serde_json::{json, Value};
 
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -158,23 +161,180 @@ fn roots_that_would_not_fit_in_a_frame_are_refused_and_the_old_ones_stay() {
     );
 }
 
-#[test]
-fn a_2026_session_declares_no_roots_and_announces_no_change() {
-    let mut config = config(Some(vec![project()]));
+/// A 2026-07-28 client connected under `roots` (listed: `word_count`); returns it with the
+/// capabilities its discovery declared.
+fn stateless(roots: Option<Vec<Root>>, limits: Limits) -> (Pair, Value) {
+    let mut config = config(roots);
     config.protocol = ProtocolChoice::Stateless;
+    config.limits = limits;
     let mut pair = Pair::new(config);
     let op = pair.client.connect(pair.now).unwrap();
     pair.drain();
-    assert_eq!(
-        pair.last_sent()["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
-        json!({})
-    );
+    let declared =
+        pair.last_sent()["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].clone();
     pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#);
     pair.finished(op).unwrap();
+    pair.list(TOOLS);
+    (pair, declared)
+}
+
+/// The server's `input_required` answer to request `id`, asking with `requests` (JSON
+/// object text) and `state`.
+fn input_required(id: i64, requests: &str, state: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"input_required","inputRequests":{requests},"requestState":{state}}}}}"#
+    )
+}
+
+#[test]
+fn a_2026_call_asking_for_roots_goes_again_with_them_and_is_answered() {
+    let (mut pair, declared) = stateless(Some(vec![project()]), Limits::default());
+    assert_eq!(
+        declared,
+        json!({"roots": {}}),
+        "no listChanged in 2026-07-28"
+    );
+    let (op, first) = pair.call("word_count", r#"{"text":"a b"}"#);
+    let asked = pair.last_sent();
+    // Two questions, one key needing its escape written back as it was read.
+    pair.reply(&input_required(
+        first,
+        r#"{"a:roots":{"method":"roots/list"},"b\"q":{"method":"roots/list","params":{}}}"#,
+        r#""opaque-1""#,
+    ));
+    assert!(!pair.has_finished(op));
+    let again = pair.last_sent();
+    let second = pair.last_id();
+    assert_ne!(second, first, "sent again under a new id");
+    assert_eq!(again["method"], "tools/call");
+    assert_eq!(again["params"]["name"], "word_count");
+    assert_eq!(again["params"]["arguments"], json!({"text": "a b"}));
+    assert_eq!(again["params"]["_meta"], asked["params"]["_meta"]);
+    let listed = json!({"roots": [{"uri": "file:///home/ana/project", "name": "project"}]});
+    assert_eq!(
+        again["params"]["inputResponses"],
+        json!({"a:roots": listed, "b\"q": listed})
+    );
+    assert_eq!(again["params"]["requestState"], "opaque-1");
+    // Again: a state alone, any JSON, is echoed as it came; nothing else is made up.
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{second},"result":{{"resultType":"input_required","requestState":{{"n":[1,2.50]}}}}}}"#
+    ));
+    let third = pair.last_sent();
+    assert_eq!(third["params"]["requestState"], json!({"n": [1, 2.5]}));
+    assert!(pair
+        .sent
+        .last()
+        .unwrap()
+        .contains(r#""requestState":{"n":[1,2.50]}"#));
+    assert!(third["params"].get("inputResponses").is_none());
+    pair.reply(&text_reply(pair.last_id(), "2"));
+    assert_eq!(pair.finished(op).unwrap().text(), "2");
+
+    // Set later, the roots the next question gets are the new ones; nothing is announced.
     pair.sent.clear();
     pair.client.set_roots(Vec::new()).unwrap();
     pair.drain();
     assert!(pair.sent.is_empty(), "{:?}", pair.sent);
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    pair.reply(&input_required(
+        id,
+        r#"{"k":{"method":"roots/list"}}"#,
+        r#""s""#,
+    ));
+    assert_eq!(
+        pair.last_sent()["params"]["inputResponses"],
+        json!({"k": {"roots": []}})
+    );
+    pair.reply(&text_reply(pair.last_id(), "1"));
+    pair.finished(op).unwrap();
+}
+
+#[test]
+fn a_2026_call_is_sent_again_at_most_input_rounds_times() {
+    let mut limits = Limits::default();
+    limits.input_rounds = 2;
+    let (mut pair, _) = stateless(Some(vec![project()]), limits);
+    let (op, mut id) = pair.call("word_count", r#"{"text":"a"}"#);
+    for _ in 0..2 {
+        pair.reply(&input_required(
+            id,
+            r#"{"k":{"method":"roots/list"}}"#,
+            r#""s""#,
+        ));
+        assert_ne!(pair.last_id(), id);
+        id = pair.last_id();
+    }
+    let sent = pair.sent.len();
+    pair.reply(&input_required(
+        id,
+        r#"{"k":{"method":"roots/list"}}"#,
+        r#""s""#,
+    ));
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::TooManyInputRounds {
+            limit: 2
+        }))
+    );
+    assert_eq!(pair.sent.len(), sent, "nothing sent past the bound");
+    assert!(
+        !pair.client.is_failed(),
+        "the call fails, not the connection"
+    );
+}
+
+#[test]
+fn a_2026_call_asking_for_more_than_roots_or_without_roots_given_is_refused() {
+    let refused = Err(Error::Incompatible(Incompatible::InputRequired));
+    // Roots given, but the server also wants the user asked.
+    let (mut pair, _) = stateless(Some(vec![project()]), Limits::default());
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    let sent = pair.sent.len();
+    pair.reply(&input_required(
+        id,
+        r#"{"r":{"method":"roots/list"},"e":{"method":"elicitation/create","params":{}}}"#,
+        r#""s""#,
+    ));
+    assert_eq!(pair.finished(op), refused);
+    assert_eq!(pair.sent.len(), sent, "nothing sent again");
+    // No roots given: none declared, and a question for them is refused as before.
+    let (mut pair, declared) = stateless(None, Limits::default());
+    assert_eq!(declared, json!({}));
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    pair.reply(&input_required(
+        id,
+        r#"{"r":{"method":"roots/list"}}"#,
+        r#""s""#,
+    ));
+    assert_eq!(pair.finished(op), refused);
+}
+
+#[test]
+fn a_2026_input_required_of_the_wrong_shape_breaks_the_protocol() {
+    for result in [
+        r#"{"resultType":"input_required"}"#,
+        r#"{"resultType":"input_required","inputRequests":[]}"#,
+        r#"{"resultType":"input_required","inputRequests":{"k":{}}}"#,
+        r#"{"resultType":"input_required","inputRequests":{"k":{"method":7}}}"#,
+        r#"{"resultType":"input_required","inputRequests":{"k":"roots/list"}}"#,
+    ] {
+        let (mut pair, _) = stateless(Some(vec![project()]), Limits::default());
+        let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+        pair.reply(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
+        ));
+        assert!(
+            matches!(
+                pair.finished(op),
+                Err(Error::Protocol(ProtocolViolation::InvalidResult {
+                    method: "tools/call",
+                    ..
+                }))
+            ),
+            "{result}"
+        );
+    }
 }
 
 #[test]

@@ -6,7 +6,7 @@ use super::{Answer, Client, State};
 use crate::error::{Error, HttpError};
 use crate::id::RequestId;
 use crate::ops::handshake::Handshake;
-use crate::ops::{Context, Operation};
+use crate::ops::Operation;
 use crate::rpc_error::RpcError;
 use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
@@ -60,10 +60,7 @@ impl Client {
             return;
         };
         self.requests.remember(id, false);
-        let ctx = Context {
-            limits: &self.config.limits,
-            choice: self.config.protocol,
-        };
+        let ctx = self.context();
         let fallback = match &mut request.operation {
             Operation::Handshake(handshake) if legacy => handshake.refused_as_legacy(&ctx),
             _ => None,

@@ -13,7 +13,7 @@ use alloc::{string::String, vec::Vec};
 use core::time::Duration;
 
 use crate::catalog::{Catalog, CatalogPolicy};
-use crate::error::{Error, HttpError, Incompatible, ProtocolViolation};
+use crate::error::{Error, HttpError, ProtocolViolation};
 use crate::event::{Event, OpId, Output, ServerNotification};
 use crate::frame::{FrameReader, Framed};
 use crate::id::RequestId;
@@ -304,10 +304,7 @@ impl Client {
             }
             // The operation's own timer: its request is abandoned, a late answer ignored.
             self.requests.remember(id, false);
-            let ctx = Context {
-                limits: &self.config.limits,
-                choice: self.config.protocol,
-            };
+            let ctx = self.context();
             match request.operation.on_timer(now, &ctx) {
                 Some(step) => self.apply(request, step),
                 None => self.finish(
@@ -415,17 +412,15 @@ impl Client {
 
     /// The answer to `request` arrived: its operation decides what follows.
     fn on_answer(&mut self, mut request: InFlight, answer: Answer<'_>) {
-        let ctx = Context {
-            limits: &self.config.limits,
-            choice: self.config.protocol,
-        };
+        let ctx = self.context();
         let machine = request.operation.machine();
         let step = match answer {
             Answer::Error(error) => machine.on_error(error, &ctx),
             Answer::Result(result) => {
                 let object = Object::of_validated(result);
                 match check_result_type(&object, result, &self.result_type) {
-                    Ok(()) => machine.on_result(&object, &ctx),
+                    Ok(ResultType::Complete) => machine.on_result(&object, &ctx),
+                    Ok(ResultType::InputRequired) => machine.on_input_required(&object, &ctx),
                     Err(error) => Step::Fail(error),
                 }
             }
@@ -485,7 +480,11 @@ impl Client {
     /// The handshake finished: the session starts.
     fn establish(&mut self, connected: &Connected) {
         let meta = match connected.version.era() {
-            Era::Stateless => Some(request_meta(connected.version, &self.client_info)),
+            Era::Stateless => Some(request_meta(
+                connected.version,
+                &self.client_info,
+                self.capabilities(Era::Stateless),
+            )),
             Era::Stateful => {
                 self.queue_notification(Notice::Initialized, None);
                 None
@@ -495,6 +494,25 @@ impl Client {
             connected: connected.clone(),
             meta,
         });
+    }
+
+    /// What the operations may read of the settings.
+    fn context(&self) -> Context<'_> {
+        Context {
+            limits: &self.config.limits,
+            choice: self.config.protocol,
+            roots: self.config.roots.as_deref(),
+        }
+    }
+
+    /// The capabilities this client declares in `era`: only roots, where the application
+    /// gives some (with `listChanged` in the handshake revisions, which have the notification).
+    pub(crate) fn capabilities(&self, era: Era) -> &'static str {
+        match (era, self.config.roots.is_some()) {
+            (_, false) => "{}",
+            (Era::Stateful, true) => r#"{"roots":{"listChanged":true}}"#,
+            (Era::Stateless, true) => r#"{"roots":{}}"#,
+        }
     }
 
     /// Ends the operation waiting on request `id`, if it still waits, with `error`: the
@@ -569,22 +587,30 @@ impl Client {
     }
 }
 
-/// A result's `resultType`: absent or `complete` is a result; `input_required` needs what
-/// this client does not provide yet; anything else is unknown.
+/// What a result's `resultType` says it is.
+enum ResultType {
+    /// The result itself (`complete`, or no `resultType`).
+    Complete,
+    /// A request for input before the result (`input_required`, 2026-07-28).
+    InputRequired,
+}
+
+/// A result's `resultType`: absent or `complete` is a result; `input_required` asks for
+/// input first; anything else is unknown.
 fn check_result_type(
     result: &Object<'_>,
     text: &str,
     finder: &memchr::memmem::Finder<'_>,
-) -> Result<(), Error> {
+) -> Result<ResultType, Error> {
     // Most results have no resultType: look for the key's bytes (or any escape, which could
     // spell it differently) before walking the object.
     if finder.find(text.as_bytes()).is_none() && memchr::memchr(b'\\', text.as_bytes()).is_none() {
-        return Ok(());
+        return Ok(ResultType::Complete);
     }
     match result.get("resultType").map(JsonRef::as_str) {
-        None => Ok(()),
-        Some(Some(kind)) if kind == "complete" => Ok(()),
-        Some(Some(kind)) if kind == "input_required" => Err(Incompatible::InputRequired.into()),
+        None => Ok(ResultType::Complete),
+        Some(Some(kind)) if kind == "complete" => Ok(ResultType::Complete),
+        Some(Some(kind)) if kind == "input_required" => Ok(ResultType::InputRequired),
         Some(_) => Err(ProtocolViolation::UnknownResultType.into()),
     }
 }

@@ -8,10 +8,10 @@ use super::transmit::{Notice, Sent};
 use super::{Client, InFlight, Session, State};
 use crate::error::{Error, Misuse, ProtocolViolation};
 use crate::event::{Op, OpId};
-use crate::json::write::ObjectWriter;
+use crate::json::write::{object_text, ObjectWriter};
 use crate::message::{write_call, write_frame, write_integer_id};
 use crate::method::{CallKind, ListKind, Method};
-use crate::ops::call::Call;
+use crate::ops::call::{Again, Call};
 use crate::ops::listing::Listing;
 use crate::ops::{Next, Operation};
 use crate::time::Instant;
@@ -65,8 +65,26 @@ impl Client {
         members: impl FnOnce(&mut ObjectWriter<'_>),
     ) -> Result<Op<T>, Misuse> {
         self.ready_for(kind.needs())?;
+        // Where the call may have to go again with the roots its server asks for, its params
+        // are kept for that; nowhere else is anything kept.
+        let stateless = self
+            .connection()
+            .is_some_and(|c| c.version.era() == Era::Stateless);
+        if stateless && self.config.roots.is_some() {
+            let params = object_text(members);
+            let call = Call {
+                kind,
+                again: Some(Box::new(Again {
+                    params: params.clone(),
+                    rounds: 0,
+                })),
+            };
+            return self.start(Operation::Call(call), Method::Call(kind), now, |writer| {
+                writer.members_of_text(&params);
+            });
+        }
         self.start(
-            Operation::Call(Call(kind)),
+            Operation::Call(Call::once(kind)),
             Method::Call(kind),
             now,
             members,
@@ -114,15 +132,11 @@ impl Client {
         operation: Operation,
         next: Next,
     ) -> Result<(), Misuse> {
-        let own_meta = next.meta(&self.client_info);
+        let own_meta = next.meta(&self.client_info, self.capabilities(Era::Stateless));
         // Only the handshake and later pages come here, never a call: the copy is not on
         // the per-call path.
         let client_info = self.client_info.clone();
-        let capabilities = if self.config.roots.is_some() {
-            r#"{"roots":{"listChanged":true}}"#
-        } else {
-            "{}"
-        };
+        let capabilities = self.capabilities(Era::Stateful);
         let request = InFlight {
             op,
             method: next.method(),

@@ -69,7 +69,8 @@ pub fn http_session(data: &[u8]) {
     config.limits.frame_bytes = 4096;
     config.limits.requests_in_flight = 8;
     config.limits.operation_timeout = Duration::from_secs(5);
-    // Declared, so that a `roots/list` the input holds is answered, and POSTed.
+    // Declared, so that a `roots/list` the input holds is answered, and POSTed, and a
+    // 2026-07-28 call asked for the roots goes again with them.
     config.roots = Some(Vec::new());
     let mut driver = Driver {
         http: HttpSession::new(config).with_url("http://127.0.0.1:1/sse"),
@@ -284,6 +285,10 @@ fn answer(request: &HttpRequest) -> Vec<u8> {
         }
         _ if text.contains("\"tools/list\"") => {
             r#"{"tools":[{"name":"word_count","inputSchema":{"type":"object"}}]}"#
+        }
+        // A 2026-07-28 call is first asked for the roots, and answered once it brings them.
+        Some("tools/call") if !text.contains("\"inputResponses\"") => {
+            r#"{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"s"}"#
         }
         _ => r#"{"content":[]}"#,
     };

@@ -108,7 +108,11 @@ impl<'b> ObjectWriter<'b> {
 
     /// Writes every member of `object`, a compact JSON object, as members of this one.
     pub(crate) fn members_of(&mut self, object: &RawObject) {
-        let text = object.as_str();
+        self.members_of_text(object.as_str());
+    }
+
+    /// Writes every member of `text`, compact, validated object text, as members of this one.
+    pub(crate) fn members_of_text(&mut self, text: &str) {
         let inner = text
             .get(1..text.len().saturating_sub(1))
             .unwrap_or_default();

@@ -227,12 +227,19 @@ pub(crate) fn client_info(name: &str, version: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// The `_meta` object every 2026-07-28 request carries.
-pub(crate) fn request_meta(version: ProtocolVersion, client_info: &str) -> String {
-    let mut meta = String::with_capacity(160 + client_info.len());
+/// The `_meta` object every 2026-07-28 request carries, declaring `capabilities` (a compact
+/// object).
+pub(crate) fn request_meta(
+    version: ProtocolVersion,
+    client_info: &str,
+    capabilities: &str,
+) -> String {
+    let mut meta = String::with_capacity(160 + client_info.len() + capabilities.len());
     meta.push_str("{\"io.modelcontextprotocol/protocolVersion\":\"");
     meta.push_str(version.as_str());
-    meta.push_str("\",\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":");
+    meta.push_str("\",\"io.modelcontextprotocol/clientCapabilities\":");
+    meta.push_str(capabilities);
+    meta.push_str(",\"io.modelcontextprotocol/clientInfo\":");
     meta.push_str(client_info);
     meta.push('}');
     meta
@@ -453,7 +460,7 @@ mod tests {
 
     #[test]
     fn meta_carries_the_three_keys() {
-        let meta = request_meta(V2026_07_28, &client_info("c\"x", "1"));
+        let meta = request_meta(V2026_07_28, &client_info("c\"x", "1"), "{}");
         assert_eq!(
             meta,
             r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c\"x","version":"1"}}"#

@@ -10,7 +10,7 @@ pub(crate) mod listing;
 
 use alloc::{boxed::Box, string::String};
 
-use crate::error::Error;
+use crate::error::{Error, Incompatible};
 use crate::event::Output;
 use crate::json::view::Object;
 use crate::json::write::ObjectWriter;
@@ -18,12 +18,14 @@ use crate::method::{ListKind, Method};
 use crate::rpc_error::RpcError;
 use crate::time::Instant;
 use crate::version::{ProtocolChoice, ProtocolVersion};
-use crate::Limits;
+use crate::{Limits, Root};
 
 /// What the operations may read of the client's settings.
 pub(crate) struct Context<'a> {
     pub(crate) limits: &'a Limits,
     pub(crate) choice: ProtocolChoice,
+    /// The roots the application gives, if it declared them.
+    pub(crate) roots: Option<&'a [Root]>,
 }
 
 /// What an operation does next.
@@ -51,6 +53,13 @@ pub(crate) enum Next {
     Discover(ProtocolVersion),
     /// `initialize`, offering this revision.
     Initialize(ProtocolVersion),
+    /// A call sent again, with the input its server asked for.
+    Again {
+        /// Which call.
+        kind: crate::method::CallKind,
+        /// Its params, whole: compact object text, without `_meta`.
+        params: String,
+    },
 }
 
 impl Next {
@@ -60,14 +69,18 @@ impl Next {
             Next::Page { kind, .. } => Method::List(*kind),
             Next::Discover(_) => Method::Discover,
             Next::Initialize(_) => Method::Initialize,
+            Next::Again { kind, .. } => Method::Call(*kind),
         }
     }
 
-    /// The request's own `_meta`, where it brings one (discovery states its revision).
-    pub(crate) fn meta(&self, client_info: &str) -> Option<String> {
+    /// The request's own `_meta`, where it brings one (discovery states its revision and
+    /// the client's `capabilities`).
+    pub(crate) fn meta(&self, client_info: &str, capabilities: &str) -> Option<String> {
         match self {
-            Next::Discover(version) => Some(handshake::request_meta(*version, client_info)),
-            Next::Page { .. } | Next::Initialize(_) => None,
+            Next::Discover(version) => {
+                Some(handshake::request_meta(*version, client_info, capabilities))
+            }
+            Next::Page { .. } | Next::Initialize(_) | Next::Again { .. } => None,
         }
     }
 
@@ -81,6 +94,7 @@ impl Next {
         match self {
             Next::Page { cursor, .. } => params.string("cursor", cursor),
             Next::Discover(_) => {}
+            Next::Again { params: whole, .. } => params.members_of_text(whole),
             Next::Initialize(version) => {
                 params.string("protocolVersion", version.as_str());
                 params.raw("capabilities", capabilities);
@@ -99,6 +113,12 @@ pub(crate) trait Machine {
     /// The request was answered with a JSON-RPC error. Most operations fail with it.
     fn on_error(&mut self, error: RpcError, _ctx: &Context<'_>) -> Step {
         Step::Fail(Error::Rpc(error))
+    }
+
+    /// The result says the server needs input first (`resultType: input_required`, a
+    /// validated object). Only a call may provide it; every other operation fails.
+    fn on_input_required(&mut self, _result: &Object<'_>, _ctx: &Context<'_>) -> Step {
+        Step::Fail(Incompatible::InputRequired.into())
     }
 }
 
