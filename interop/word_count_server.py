@@ -6,7 +6,9 @@ Streamable HTTP at http://127.0.0.1:PORT/mcp with `--http PORT` (add `--json` fo
 replies instead of server-sent events), or over the 2024-11-05 transport (HTTP with
 server-sent events) at http://127.0.0.1:PORT/sse with `--sse PORT`. With `--roots` it also
 has a tool `roots` that asks the client for its roots (`roots/list`) on every call and
-answers with their URIs.
+answers with their URIs, and on `mcp` 2.x a tool `resolved_roots` that asks through the SDK's
+resolver, which in 2026-07-28 answers `input_required` and reads the roots from the call sent
+again (and in the handshake revisions asks mid-call, as `roots` does).
 """
 
 import sys
@@ -46,6 +48,19 @@ if "--roots" in sys.argv:
         """Lists the roots the client gives, asking it anew."""
         result = await ctx.session.list_roots()
         return " ".join(str(root.uri) for root in result.roots) or "no roots"
+
+    if MODERN:
+        from typing import Annotated
+
+        from mcp.server.mcpserver import ListRoots, Resolve
+
+        def ask_for_roots() -> ListRoots:
+            return ListRoots()
+
+        @server.tool()
+        def resolved_roots(listed: Annotated[object, Resolve(ask_for_roots)]) -> str:
+            """Lists the roots the client gives, through the SDK's resolver."""
+            return " ".join(str(root.uri) for root in listed.roots) or "no roots"
 
 
 if __name__ == "__main__":

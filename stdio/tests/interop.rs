@@ -21,8 +21,9 @@
 //! connects, lists, calls and refuses against each peer, over stdio and over HTTP.
 //!
 //! Roots: server-everything and both Python SDKs (`word_count_server.py --roots`) ask the
-//! client for its roots in the middle of a call; each driver answers with the application's,
-//! and with the new ones after `set_roots`.
+//! client for its roots in the middle of a call (in 2026-07-28, by an `input_required`
+//! result); each driver answers with the application's, and with the new ones after
+//! `set_roots`.
 
 #![allow(
     clippy::unwrap_used,
@@ -55,7 +56,8 @@ enum Peer {
     /// `@modelcontextprotocol/server-everything` on stdio.
     Everything,
     /// `mcp` 2.x with the word_count script and its `roots` tool (`--roots`), which asks the
-    /// client for its roots on every call.
+    /// client for its roots on every call, and `resolved_roots`, which asks through the SDK's
+    /// resolver (in 2026-07-28 by an `input_required` result).
     Roots2,
     /// The same on `mcp` 1.x.
     Roots1,
@@ -121,7 +123,8 @@ impl Peer {
     fn tools(self) -> std::ops::RangeInclusive<usize> {
         match self {
             Peer::Python2 | Peer::Python1 | Peer::Routed => 1..=1,
-            Peer::Roots2 | Peer::Roots1 => 2..=2,
+            Peer::Roots2 => 3..=3,
+            Peer::Roots1 => 2..=2,
             Peer::Everything => 12..=13,
         }
     }
@@ -1056,8 +1059,10 @@ fn mcp_call_gives_each_root_as_a_file_uri() {
 /// anew on every call, so each answer is the roots as they are now: through every driver,
 /// over stdio and over Streamable HTTP, the `roots` tool of both SDKs reports the
 /// application's roots, then the new ones after `set_roots`. A client that declares none
-/// answers -32601, which `mcp` 1.x reports as the tool's error and 2.x as its own. In one
-/// host over both, each server's roots are its own (`Host::set_roots`).
+/// answers -32601, which `mcp` 1.x reports as the tool's error and 2.x as its own. In
+/// 2026-07-28, where a server cannot ask mid-call, `mcp` 2.x's resolver answers
+/// `input_required` and the client sends the call again with the roots. In one host over
+/// both, each server's roots are its own (`Host::set_roots`).
 #[test]
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn the_python_sdks_ask_for_roots_inside_a_call_and_get_the_application_s() {
@@ -1114,6 +1119,67 @@ fn the_python_sdks_ask_for_roots_inside_a_call_and_get_the_application_s() {
         let (runtime, server, _events) = served.async_connect(roots_config(peer, Some(project())));
         runtime.block_on(server.list_tools()).unwrap();
         let call = || runtime.block_on(server.call_tool("roots", &empty)).unwrap();
+        assert_eq!(call().text(), PROJECT);
+        runtime.block_on(server.set_roots(docs())).unwrap();
+        assert_eq!(call().text(), both);
+        runtime.block_on(server.close()).unwrap();
+    }
+
+    // In 2026-07-28 a server cannot ask mid-call: mcp 2.3's resolver answers the call with
+    // `input_required`, and the client sends it again with the roots, over stdio and over
+    // HTTP (events and JSON replies), through every driver.
+    let modern = |roots: Option<Vec<Root>>| {
+        let mut config = config(Peer::Roots2, ProtocolChoice::Stateless);
+        config.allowlist = ["resolved_roots"].into_iter().collect();
+        config.roots = roots;
+        config
+    };
+    // Through a blocking client (stdio or HTTP): 2026-07-28, the roots, then the new ones.
+    macro_rules! resolved_twice {
+        ($server:expr) => {{
+            let server = &mut $server;
+            let version = server.connect().unwrap().version;
+            assert_eq!(version, ProtocolVersion::V2026_07_28);
+            server.list_tools().unwrap();
+            let text = server
+                .call_tool("resolved_roots", &empty)
+                .unwrap()
+                .text()
+                .into_owned();
+            assert_eq!(text, PROJECT);
+            server.set_roots(docs()).unwrap();
+            let text = server
+                .call_tool("resolved_roots", &empty)
+                .unwrap()
+                .text()
+                .into_owned();
+            assert_eq!(text, both);
+        }};
+    }
+    let mut server = StdioClient::spawn(&Peer::Roots2.command(), modern(Some(project()))).unwrap();
+    resolved_twice!(server);
+    server.close(Duration::from_secs(2)).unwrap();
+    // Without roots none are declared, and the SDK refuses the call itself (-32021).
+    let mut server = StdioClient::spawn(&Peer::Roots2.command(), modern(None)).unwrap();
+    server.connect().unwrap();
+    server.list_tools().unwrap();
+    match server.call_tool("resolved_roots", &empty) {
+        Err(StdioError::Mcp(Error::Rpc(error))) => assert_eq!(error.code.0, -32021),
+        other => panic!("{other:?}"),
+    }
+    server.close(Duration::from_secs(2)).unwrap();
+    for served in [Served::Events, Served::Json] {
+        let served = HttpPeer::start(Peer::Roots2, served);
+        let mut server = HttpClient::new(&served.url, modern(Some(project()))).unwrap();
+        resolved_twice!(server);
+        server.close();
+        let (runtime, server, _events) = served.async_connect(modern(Some(project())));
+        runtime.block_on(server.list_tools()).unwrap();
+        let call = || {
+            runtime
+                .block_on(server.call_tool("resolved_roots", &empty))
+                .unwrap()
+        };
         assert_eq!(call().text(), PROJECT);
         runtime.block_on(server.set_roots(docs())).unwrap();
         assert_eq!(call().text(), both);
