@@ -73,10 +73,11 @@ pub struct Config {
     /// declares `roots` with `listChanged`, and every `roots/list` a server sends is
     /// answered with these; [`Client::set_roots`] changes them and tells the server. A server
     /// that touches files (the reference filesystem server) keeps to its roots, so a root is
-    /// a grant, and only the application gives one. A 2026-07-28 session declares no roots:
-    /// that revision asks for them in `input_required` results, which this client does not
-    /// fulfil yet. The whole answer must fit in [`Limits::frame_bytes`]: [`Client::connect`]
-    /// refuses a list that would not.
+    /// a grant, and only the application gives one. In 2026-07-28 every request declares
+    /// `roots` in its `_meta`, and a call answered with an `input_required` result asking for
+    /// the roots is sent again with these (at most [`Limits::input_rounds`] times). The whole
+    /// answer must fit in [`Limits::frame_bytes`]: [`Client::connect`] refuses a list that
+    /// would not.
     pub roots: Option<Vec<Root>>,
 }
 
