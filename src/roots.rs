@@ -2,11 +2,11 @@
 //!
 //! A server that touches files (the reference filesystem server, an IDE's language tools)
 //! asks its client for roots with `roots/list` and keeps to them; when the list changes the
-//! client says so with `notifications/roots/list_changed` and the server asks again (in
+//! client says so with `notifications/roots/list_changed` and the server asks again. In
 //! 2026-07-28, where a server cannot ask mid-call, it answers a call with `input_required`
-//! and the client sends the call again with the roots). The
-//! server never chooses them: the application gives them in [`Config::roots`](crate::Config)
-//! and changes them with [`Client::set_roots`](crate::Client::set_roots).
+//! and the client sends the call again with the roots. The server never chooses them: the
+//! application gives them in [`Config::roots`](crate::Config) and changes them with
+//! [`Client::set_roots`](crate::Client::set_roots).
 
 use alloc::string::String;
 

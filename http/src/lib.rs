@@ -211,8 +211,6 @@ pub struct HttpClient {
     /// (A list: the session keeps at most twice `requests_in_flight` exchanges open, and
     /// most of the time one is.)
     live: Vec<ExchangeId>,
-    /// The live exchanges that are `GET` streams.
-    streams: Vec<ExchangeId>,
     /// The exchange performed on this thread, if one is.
     here: Option<ExchangeId>,
     /// The bound on an exchange that no operation's deadline covers.
@@ -271,7 +269,6 @@ impl HttpClient {
             busy: Arc::new(AtomicUsize::new(0)),
             max_workers,
             live: Vec::new(),
-            streams: Vec::new(),
             here: None,
             operation_timeout,
             aborted: Arc::new(Mutex::new(HashSet::new())),
@@ -479,7 +476,6 @@ impl HttpClient {
 
     /// Forgets `exchange` as live; whether it was.
     fn ended(&mut self, exchange: ExchangeId) -> bool {
-        forget(&mut self.streams, exchange);
         forget(&mut self.live, exchange)
     }
 
@@ -519,9 +515,6 @@ impl HttpClient {
             self.spawn_worker();
         }
         self.live.push(request.exchange);
-        if request.method == HttpMethod::Get {
-            self.streams.push(request.exchange);
-        }
         let job = Job {
             timeout: if request.lasting {
                 HttpRequest::LASTING_BOUND

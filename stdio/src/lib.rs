@@ -246,10 +246,7 @@ impl StdioClient {
     /// The client's refusal ([`Client::set_roots`]); [`StdioError::Io`] if the pipe fails.
     pub fn set_roots(&mut self, roots: Vec<Root>) -> Result<(), StdioError> {
         self.client.set_roots(roots)?;
-        while self.outgoing.len() < WRITE_BATCH
-            && self.client.poll_transmit(&mut self.outgoing).is_some()
-        {}
-        self.flush()
+        self.send_queued()
     }
 
     /// Drives the pipes until operation `op` ends, and returns what it produced. Waits never
@@ -293,12 +290,7 @@ impl StdioClient {
     /// only after it, from the client's state then; a pending operation always has a
     /// deadline, and without one this returns at once instead of waiting.
     fn exchange<T>(&mut self, op: Op<T>) -> Result<(), StdioError> {
-        // Frames past a batch wait in the client, under `Limits::unsent_bytes`: a server
-        // that does not read fails the connection there instead of growing this buffer.
-        while self.outgoing.len() < WRITE_BATCH
-            && self.client.poll_transmit(&mut self.outgoing).is_some()
-        {}
-        self.flush()?;
+        self.send_queued()?;
         if !self.client.is_pending(op) {
             return Ok(());
         }
@@ -375,6 +367,16 @@ impl StdioClient {
                 }
             }
         }
+    }
+
+    /// Takes up to a batch of the frames the client queued and writes as much as the pipe
+    /// takes now. Frames past a batch wait in the client, under `Limits::unsent_bytes`: a
+    /// server that does not read fails the connection there instead of growing this buffer.
+    fn send_queued(&mut self) -> Result<(), StdioError> {
+        while self.outgoing.len() < WRITE_BATCH
+            && self.client.poll_transmit(&mut self.outgoing).is_some()
+        {}
+        self.flush()
     }
 
     /// Writes as much of the queued bytes as the pipe takes now.
