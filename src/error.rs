@@ -550,6 +550,9 @@ pub enum Misuse {
     /// Roots were given to a client whose [`Config::roots`](crate::Config) declared none:
     /// the capability is declared in the handshake, or never.
     RootsNotDeclared,
+    /// An answer for a server request that does not wait for one: answered already,
+    /// withdrawn by the server, or never asked of this client.
+    NotAsked,
 }
 
 impl fmt::Display for Misuse {
@@ -585,6 +588,7 @@ impl fmt::Display for Misuse {
             Misuse::RootsNotDeclared => {
                 f.write_str("this client declared no roots, so it cannot change them")
             }
+            Misuse::NotAsked => f.write_str("no server request waits for this answer"),
         }
     }
 }

@@ -6,6 +6,7 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 
+use crate::asks::ServerRequest;
 use crate::catalog::Catalog;
 use crate::error::Error;
 use crate::id::RequestId;
@@ -251,6 +252,9 @@ pub enum Event {
         /// The abandoned request's id.
         id: RequestId,
     },
+    /// The server asks the application (see [`Asks`](crate::Asks)): answer it with
+    /// [`Client::answer`](crate::Client::answer). It waits, unanswered, until then.
+    ServerRequest(ServerRequest),
     /// The connection failed; every operation in flight has ended with this error, and new
     /// commands are refused. Start a new client (and a new transport) to go on.
     Failed(Error),

@@ -1,9 +1,13 @@
 //! The events a blocking driver keeps for its application between operations, bounded where
 //! the server decides how many there are.
 
+use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
+use core::fmt;
 
+use crate::asks::Responder;
+use crate::client::Client;
 use crate::event::{Event, OpId};
 
 /// Events a driver took from the [`Client`](crate::Client) and keeps until the application
@@ -11,7 +15,9 @@ use crate::event::{Event, OpId};
 /// connection's failure.
 ///
 /// The application decides how many operations it starts, so every
-/// [`Event::Finished`] (and the one [`Event::Failed`]) is kept. The server decides how many
+/// [`Event::Finished`] (and the one [`Event::Failed`]) is kept, and so is every
+/// [`Event::ServerRequest`] no [`Responder`] answered (the client bounds those with
+/// [`Limits::asks_waiting`](crate::Limits)). The server decides how many
 /// notifications and late answers it sends, so at most
 /// [`Limits::events_kept`](crate::Limits) of those are held at once; later ones are dropped
 /// and counted in [`lost`](Self::lost), until the application takes what is kept.
@@ -29,13 +35,26 @@ use crate::event::{Event, OpId};
 /// kept.push(Event::LateResponse { id: RequestId::from(4) });
 /// assert_eq!(kept.take_all().len(), 1);
 /// ```
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct KeptEvents {
     events: VecDeque<Event>,
     /// How many of `events` the server sent unasked.
     unasked: usize,
     limit: usize,
     lost: u64,
+    /// What answers the server's requests as they are gathered, if anything does.
+    responder: Option<Box<dyn Responder>>,
+}
+
+impl fmt::Debug for KeptEvents {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeptEvents")
+            .field("events", &self.events)
+            .field("limit", &self.limit)
+            .field("lost", &self.lost)
+            .field("responder", &self.responder.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl KeptEvents {
@@ -44,6 +63,20 @@ impl KeptEvents {
         KeptEvents {
             limit,
             ..KeptEvents::default()
+        }
+    }
+
+    /// Has `responder` answer every [`Event::ServerRequest`] that
+    /// [`gather`](Self::gather) takes from now on, in place of keeping it.
+    pub fn set_responder(&mut self, responder: Box<dyn Responder>) {
+        self.responder = Some(responder);
+    }
+
+    /// Takes every event `client` has, keeping each (see [`push`](Self::push)) but the
+    /// server requests the [`Responder`], if one is set, answers at once.
+    pub fn gather(&mut self, client: &mut Client) {
+        while let Some(event) = client.poll_event_with(self.responder.as_deref_mut()) {
+            self.push(event);
         }
     }
 

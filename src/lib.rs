@@ -156,6 +156,7 @@ extern crate alloc;
 extern crate std;
 
 mod allowlist;
+mod asks;
 mod catalog;
 mod client;
 mod error;
@@ -182,6 +183,7 @@ mod version;
 pub mod fuzzing;
 
 pub use allowlist::Allowlist;
+pub use asks::{AskKind, Asks, ElicitationMode, Reply, Responder, ServerRequest, Ticket};
 pub use catalog::{
     Catalog, CatalogPolicy, InvalidTools, NullFields, QuarantinedTool, Tool, ToolRejection,
     UntypedSchemas,

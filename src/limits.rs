@@ -141,6 +141,13 @@ pub struct Limits {
     /// must not hold them all. Past the bound, new ones are dropped and counted (see
     /// [`KeptEvents`](crate::KeptEvents)); the ends of operations are always kept.
     pub events_kept: usize,
+    /// How many of a server's requests may wait for the application's answer at once (see
+    /// [`Config::asks`](crate::Config)). Default: 8.
+    ///
+    /// The server decides how many elicitations and sampling requests it sends; each waits
+    /// for the application, which may be a person. One past the bound is answered at once
+    /// with an error (-32603) and never reaches the application.
+    pub asks_waiting: usize,
 }
 
 impl Limits {
@@ -168,6 +175,7 @@ impl Limits {
             input_rounds: 8,
             unsent_bytes: 256 * 1024,
             events_kept: 256,
+            asks_waiting: 8,
         }
     }
 }
@@ -191,6 +199,7 @@ impl Default for Limits {
             input_rounds: 8,
             unsent_bytes: 16 * 1024 * 1024,
             events_kept: 256,
+            asks_waiting: 8,
         }
     }
 }

@@ -16,6 +16,18 @@ pub struct RpcError {
     pub data: Option<RawJson>,
 }
 
+impl RpcError {
+    /// An error with `code` and `message`, and no data.
+    #[must_use]
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+}
+
 /// A JSON-RPC error code: any `i32`, with the standard and MCP codes as constants.
 ///
 /// Open on purpose: a peer may send any code, and an unknown code is still a code.

@@ -17,7 +17,6 @@ use mcp_sansio::{
 };
 use serde_json::{json, Value};
 
-const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 const CHANGED: &str = r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#;
 
 fn config(roots: Option<Vec<Root>>) -> Config {
@@ -35,22 +34,6 @@ fn project() -> Root {
         .with_name("project")
 }
 
-/// Connects with `config`; returns the pair and the capabilities `initialize` declared.
-fn connected(config: Config) -> (Pair, Value) {
-    let mut pair = Pair::new(config);
-    let op = pair.client.connect(pair.now).unwrap();
-    pair.drain();
-    let initialize = pair.last_sent();
-    pair.reply(&format!(
-        r#"{{"jsonrpc":"2.0","id":{},"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"fs","version":"1"}}}}}}"#,
-        pair.last_id()
-    ));
-    pair.finished(op).unwrap();
-    assert_eq!(pair.sent.last().map(String::as_str), Some(INITIALIZED));
-    pair.sent.clear();
-    (pair, initialize["params"]["capabilities"].clone())
-}
-
 /// The server asks for the roots with request id `id` (JSON text); returns the answer.
 fn asked(pair: &mut Pair, id: &str) -> Value {
     let before = pair.sent.len();
@@ -63,7 +46,7 @@ fn asked(pair: &mut Pair, id: &str) -> Value {
 
 #[test]
 fn without_roots_none_are_declared_none_given_and_none_can_be_set() {
-    let (mut pair, capabilities) = connected(config(None));
+    let (mut pair, capabilities) = Pair::connected_2025(config(None));
     assert_eq!(capabilities, json!({}));
     assert_eq!(
         asked(&mut pair, "7"),
@@ -79,7 +62,7 @@ fn without_roots_none_are_declared_none_given_and_none_can_be_set() {
 
 #[test]
 fn the_application_s_roots_answer_the_server_even_while_a_call_waits() {
-    let (mut pair, capabilities) = connected(config(Some(vec![project()])));
+    let (mut pair, capabilities) = Pair::connected_2025(config(Some(vec![project()])));
     assert_eq!(capabilities, json!({"roots": {"listChanged": true}}));
     pair.list(TOOLS);
     let (op, id) = pair.call("word_count", r#"{"text":"a b"}"#);
@@ -148,7 +131,7 @@ fn roots_that_would_not_fit_in_a_frame_are_refused_and_the_old_ones_stay() {
 
     let mut config = config(Some(vec![project()]));
     config.limits = limits;
-    let (mut pair, _) = connected(config);
+    let (mut pair, _) = Pair::connected_2025(config);
     assert!(matches!(
         pair.client.set_roots(vec![project(), long()]),
         Err(Misuse::FrameTooLong { limit: 512, .. })
@@ -339,7 +322,7 @@ fn a_2026_input_required_of_the_wrong_shape_breaks_the_protocol() {
 
 #[test]
 fn a_failed_connection_takes_no_roots() {
-    let (mut pair, _) = connected(config(Some(vec![project()])));
+    let (mut pair, _) = Pair::connected_2025(config(Some(vec![project()])));
     pair.reply("not json");
     assert!(pair.client.is_failed());
     assert_eq!(

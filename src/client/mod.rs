@@ -12,8 +12,9 @@ use alloc::collections::VecDeque;
 use alloc::{string::String, vec::Vec};
 use core::time::Duration;
 
+use crate::asks::{Asks, Reply, Responder, ServerRequest, Ticket};
 use crate::catalog::{Catalog, CatalogPolicy};
-use crate::error::{Error, HttpError, ProtocolViolation};
+use crate::error::{Error, HttpError, Misuse, ProtocolViolation};
 use crate::event::{Event, OpId, Output, ServerNotification};
 use crate::frame::{FrameReader, Framed};
 use crate::id::RequestId;
@@ -79,6 +80,16 @@ pub struct Config {
     /// answer must fit in [`Limits::frame_bytes`]: [`Client::connect`] refuses a list that
     /// would not.
     pub roots: Option<Vec<Root>>,
+    /// What a server may ask of the application: elicitation, sampling. Default:
+    /// [`Asks::NONE`], and such requests get -32601.
+    ///
+    /// What these declare, the `initialize` of 2025-06-18 and 2025-11-25 declares as
+    /// capabilities. Each such request whose params have the revision's shape becomes an
+    /// [`Event::ServerRequest`], at most [`Limits::asks_waiting`] at a time, and gets
+    /// exactly the answer the application gives with [`Client::answer`]; one of a mode or
+    /// kind not declared, or malformed, gets -32602 and is never seen. In 2026-07-28 they
+    /// are not declared.
+    pub asks: Asks,
 }
 
 impl Config {
@@ -95,6 +106,7 @@ impl Config {
             probe_timeout: Duration::from_secs(2),
             reissue_broken_calls: false,
             roots: None,
+            asks: Asks::NONE,
         }
     }
 }
@@ -179,6 +191,12 @@ pub struct Client {
     /// The operation renewing an expired HTTP session, which no command started: its end
     /// is not an event.
     renewal: Option<OpId>,
+    /// The capabilities the handshake revisions' `initialize` declares.
+    capabilities: String,
+    /// The server's requests waiting for the application's answer, oldest first.
+    asks: Vec<(Ticket, RequestId)>,
+    /// The ticket the next of them gets.
+    next_ticket: u64,
 }
 
 impl Client {
@@ -198,6 +216,9 @@ impl Client {
             result_type: memchr::memmem::Finder::new(b"\"resultType\""),
             header_markers: false,
             renewal: None,
+            capabilities: stateful_capabilities(&config),
+            asks: Vec::new(),
+            next_ticket: 0,
             config,
         }
     }
@@ -351,6 +372,31 @@ impl Client {
         self.events.pop_front()
     }
 
+    /// The next event, with every [`Event::ServerRequest`] before it answered by
+    /// `responder` at once (and not given), when there is one. An answer that cannot be
+    /// sent as given (it would not fit in a frame) is replaced by an error (-32603).
+    #[must_use = "events carry the ends of operations"]
+    pub fn poll_event_with<R: Responder + ?Sized>(
+        &mut self,
+        mut responder: Option<&mut R>,
+    ) -> Option<Event> {
+        loop {
+            let event = self.events.pop_front()?;
+            let (Event::ServerRequest(request), Some(responder)) = (&event, responder.as_mut())
+            else {
+                return Some(event);
+            };
+            let reply = responder.respond(request);
+            if let Err(Misuse::FrameTooLong { .. }) = self.answer(request.ticket, reply) {
+                let refusal = RpcError::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "the application's answer is too long",
+                );
+                let _ = self.answer(request.ticket, Reply::Error(refusal));
+            }
+        }
+    }
+
     /// When [`handle_timeout`](Self::handle_timeout) must be called next, if anything waits.
     /// A transport waits for input no longer than this.
     #[must_use = "waiting past it leaves operations past their deadlines"]
@@ -394,6 +440,9 @@ impl Client {
             Message::UnboundError(error) => self.fail_connection(Error::Rpc(error)),
             Message::Notification(notification) => {
                 self.count_message();
+                if notification.method == "notifications/cancelled" && !self.asks.is_empty() {
+                    self.on_cancelled(notification.params.as_ref());
+                }
                 let event = ServerNotification::read(notification);
                 self.events.push_back(Event::Notification(event));
             }
@@ -506,12 +555,12 @@ impl Client {
         }
     }
 
-    /// The capabilities this client declares in `era`: only roots, where the application
-    /// gives some (with `listChanged` in the handshake revisions, which have the notification).
-    pub(crate) fn capabilities(&self, era: Era) -> &'static str {
+    /// The capabilities this client declares in `era`: in the handshake revisions, roots
+    /// (with `listChanged`) and what [`Config::asks`] names; in 2026-07-28 only roots.
+    pub(crate) fn capabilities(&self, era: Era) -> &str {
         match (era, self.config.roots.is_some()) {
-            (_, false) => "{}",
-            (Era::Stateful, true) => r#"{"roots":{"listChanged":true}}"#,
+            (Era::Stateful, _) => &self.capabilities,
+            (Era::Stateless, false) => "{}",
             (Era::Stateless, true) => r#"{"roots":{}}"#,
         }
     }
@@ -538,6 +587,7 @@ impl Client {
     /// connection.
     fn fail_connection(&mut self, error: Error) {
         self.state = State::Failed;
+        self.asks.clear();
         for request in self.requests.clear() {
             self.events.push_back(Event::Finished {
                 op: request.op,
@@ -557,33 +607,71 @@ impl Client {
     }
 
     /// A stateful server's request: `ping` gets `{}`, `roots/list` the roots where
-    /// [`Config::roots`] declared them; anything else needs a capability this client does
-    /// not declare, and gets -32601.
+    /// [`Config::roots`] declared them; what [`Config::asks`] declares waits for the
+    /// application (or gets -32602 when malformed, -32603 past
+    /// [`Limits::asks_waiting`]); anything else needs a capability this client does not
+    /// declare, and gets -32601.
     fn answer_server_request(&mut self, request: Request) {
         let outcome = if request.method == "ping" {
             Outcome::Result(RawObject::empty())
         } else if let (Some(roots), "roots/list") = (&self.config.roots, request.method.as_str()) {
             Outcome::Result(RawObject::from_trusted_text(roots_result(roots)))
         } else {
-            Outcome::Error(RpcError {
-                code: ErrorCode::METHOD_NOT_FOUND,
-                message: String::from("Method not found"),
-                data: None,
-            })
+            match self
+                .config
+                .asks
+                .read(&request.method, request.params.as_ref())
+            {
+                Some(Ok(kind)) if self.asks.len() < self.config.limits.asks_waiting => {
+                    let ticket = Ticket(self.next_ticket);
+                    self.next_ticket += 1;
+                    self.asks.push((ticket, request.id));
+                    let params = request.params.unwrap_or_else(RawObject::empty);
+                    self.events.push_back(Event::ServerRequest(ServerRequest {
+                        ticket,
+                        kind,
+                        params,
+                    }));
+                    return;
+                }
+                Some(Ok(_)) => Outcome::Error(RpcError::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "too many requests wait for the application's answer",
+                )),
+                Some(Err(error)) => Outcome::Error(error),
+                None => Outcome::Error(RpcError::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    "Method not found",
+                )),
+            }
         };
-        let message = Message::Response(Response {
-            id: request.id,
-            outcome,
-        });
-        if self.room_to_send().is_err() {
-            return;
-        }
-        let limits = &self.config.limits;
         // Only a string id longer than the frame limit could make the answer too long; such
         // a request gets no answer.
-        let _ = self.transmit.push(Sent::Response, |out| {
+        let _ = self.respond(request.id, outcome);
+    }
+
+    /// Queues the answer to the server's request `id`.
+    pub(super) fn respond(&mut self, id: RequestId, outcome: Outcome) -> Result<(), Misuse> {
+        let message = Message::Response(Response { id, outcome });
+        if self.room_to_send().is_err() {
+            return Err(Misuse::ConnectionFailed);
+        }
+        let limits = &self.config.limits;
+        self.transmit.push(Sent::Response, |out| {
             let start = out.len();
             encode_frame(&message, limits, out).map(|()| out.len() - start)
+        })
+    }
+
+    /// The server withdrew its request: if it waits for the application, it waits no more.
+    fn on_cancelled(&mut self, params: Option<&RawObject>) {
+        let Some(id) = params.and_then(|p| Object::of(p).get("requestId")) else {
+            return;
+        };
+        self.asks.retain(|(_, waiting)| {
+            let mut text = Vec::new();
+            waiting.write_json(&mut text);
+            text != id.text().as_bytes()
         });
     }
 }
@@ -614,4 +702,19 @@ fn check_result_type(
         Some(Some(kind)) if kind == "input_required" => Ok(ResultType::InputRequired),
         Some(_) => Err(ProtocolViolation::UnknownResultType.into()),
     }
+}
+
+/// The capabilities `config` declares in `initialize`: roots, where the application gives
+/// some, and what it answers itself.
+fn stateful_capabilities(config: &Config) -> String {
+    let mut members = String::new();
+    if config.roots.is_some() {
+        members.push_str(r#""roots":{"listChanged":true}"#);
+    }
+    let asks = config.asks.capability_members();
+    if !members.is_empty() && !asks.is_empty() {
+        members.push(',');
+    }
+    members.push_str(&asks);
+    alloc::format!("{{{members}}}")
 }

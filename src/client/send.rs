@@ -136,7 +136,7 @@ impl Client {
         // Only the handshake and later pages come here, never a call: the copy is not on
         // the per-call path.
         let client_info = self.client_info.clone();
-        let capabilities = self.capabilities(Era::Stateful);
+        let capabilities = alloc::string::String::from(self.capabilities(Era::Stateful));
         let request = InFlight {
             op,
             method: next.method(),
@@ -144,7 +144,7 @@ impl Client {
             operation,
         };
         self.queue_request(request, own_meta.as_deref(), |params| {
-            next.write_params(params, &client_info, capabilities);
+            next.write_params(params, &client_info, &capabilities);
         })
     }
 

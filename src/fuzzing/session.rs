@@ -356,6 +356,9 @@ impl Model {
                 }
                 Event::Failed(_) => self.failed = true,
                 Event::Notification(_) => {}
+                Event::ServerRequest(request) => {
+                    panic!("{request:?} reached an application that declared no asks")
+                }
             }
         }
         self.open

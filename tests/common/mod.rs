@@ -166,6 +166,26 @@ impl Pair {
         pair
     }
 
+    /// Connects with `config` through a handshake at 2025-11-25 offering tools; returns the
+    /// pair and the capabilities `initialize` declared.
+    pub fn connected_2025(config: Config) -> (Pair, Value) {
+        let mut pair = Pair::new(config);
+        let op = pair.client.connect(pair.now).unwrap();
+        pair.drain();
+        let initialize = pair.last_sent();
+        pair.reply(&format!(
+            r#"{{"jsonrpc":"2.0","id":{},"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"fs","version":"1"}}}}}}"#,
+            pair.last_id()
+        ));
+        pair.finished(op).unwrap();
+        assert_eq!(
+            pair.sent.last().map(String::as_str),
+            Some(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        );
+        pair.sent.clear();
+        (pair, initialize["params"]["capabilities"].clone())
+    }
+
     /// Lists `tools` (JSON array text) in one page and checks it succeeded.
     pub fn list(&mut self, tools: &str) {
         let op = self.client.list_tools(self.now).unwrap();

@@ -1,0 +1,373 @@
+//! Elicitation and sampling: declared only as the application says, checked for shape,
+//! handed to the application, bounded, and answered exactly as the application answers.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::{text_reply, Pair, TOOLS};
+use mcp_sansio::{
+    AskKind, Asks, Config, ElicitationMode, Event, Limits, Misuse, ProtocolChoice, ProtocolVersion,
+    RawObject, Reply, Root, ServerRequest,
+};
+use serde_json::{json, Value};
+
+const FORM: &str = r#"{"message":"Your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}"#;
+const SAMPLE: &str =
+    r#"{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":100}"#;
+
+fn config(asks: Asks) -> Config {
+    let mut config = Pair::config(
+        ProtocolChoice::Pinned(ProtocolVersion::V2025_11_25),
+        &["word_count"],
+    );
+    config.asks = asks;
+    config
+}
+
+fn raw(text: &str) -> RawObject {
+    RawObject::parse(text, &Limits::default()).unwrap()
+}
+
+/// The server sends request `method` with `params` (JSON text) under id `id` (JSON text).
+fn ask(pair: &mut Pair, id: &str, method: &str, params: &str) {
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#
+    ));
+}
+
+/// The server requests the client handed to the application, taken from its events.
+fn asked(pair: &mut Pair) -> Vec<ServerRequest> {
+    let mut asked = Vec::new();
+    pair.events.retain(|event| match event {
+        Event::ServerRequest(request) => {
+            asked.push(request.clone());
+            false
+        }
+        _ => true,
+    });
+    asked
+}
+
+/// The one frame the client sent since the last look, parsed.
+fn answer(pair: &mut Pair) -> Value {
+    assert_eq!(pair.sent.len(), 1, "one answer: {:?}", pair.sent);
+    let frame = pair.last_sent();
+    pair.sent.clear();
+    frame
+}
+
+#[test]
+fn nothing_is_declared_or_handed_on_unless_the_application_answers_it() {
+    let (mut pair, capabilities) = Pair::connected_2025(config(Asks::NONE));
+    assert_eq!(capabilities, json!({}));
+    ask(&mut pair, "1", "elicitation/create", FORM);
+    ask(&mut pair, "2", "sampling/createMessage", SAMPLE);
+    assert!(asked(&mut pair).is_empty());
+    assert_eq!(pair.sent.len(), 2);
+    for (frame, id) in pair.sent.iter().zip([1, 2]) {
+        let frame: Value = serde_json::from_str(frame).unwrap();
+        assert_eq!(
+            frame,
+            json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": -32601, "message": "Method not found"}})
+        );
+    }
+
+    // Each declaration names exactly what the application answers, beside its roots.
+    let declared = |asks: Asks, roots: bool| {
+        let mut config = config(asks);
+        config.roots = roots.then(Vec::new);
+        Pair::connected_2025(config).1
+    };
+    assert_eq!(
+        declared(Asks::NONE.with_elicitation(), false),
+        json!({"elicitation": {"form": {}}})
+    );
+    assert_eq!(
+        declared(Asks::NONE.with_url_elicitation().with_sampling(), false),
+        json!({"elicitation": {"url": {}}, "sampling": {}})
+    );
+    assert_eq!(
+        declared(
+            Asks::NONE
+                .with_elicitation()
+                .with_url_elicitation()
+                .with_sampling(),
+            true
+        ),
+        json!({"roots": {"listChanged": true}, "elicitation": {"form": {}, "url": {}},
+               "sampling": {}})
+    );
+}
+
+#[test]
+fn an_elicitation_inside_a_call_waits_for_the_application_and_gets_its_answer_exactly() {
+    let (mut pair, _) = Pair::connected_2025(config(Asks::NONE.with_elicitation()));
+    pair.list(TOOLS);
+    let (op, id) = pair.call("word_count", r#"{"text":"a b"}"#);
+    pair.sent.clear();
+    ask(&mut pair, r#""e-1""#, "elicitation/create", FORM);
+    // Nothing is answered for the application.
+    assert!(pair.sent.is_empty(), "{:?}", pair.sent);
+    let [request] = <[ServerRequest; 1]>::try_from(asked(&mut pair)).unwrap();
+    assert_eq!(request.kind(), AskKind::Elicitation(ElicitationMode::Form));
+    assert_eq!(request.message().as_deref(), Some("Your name?"));
+    assert_eq!(request.params().as_str(), FORM);
+
+    // The user's values go back under the server's own id, unnormalised.
+    let values = raw(r#"{"name":"Ana","age":30.0}"#);
+    pair.client
+        .answer(request.ticket(), Reply::accept(&values))
+        .unwrap();
+    pair.drain();
+    assert_eq!(
+        pair.sent,
+        [
+            r#"{"jsonrpc":"2.0","id":"e-1","result":{"action":"accept","content":{"name":"Ana","age":30.0}}}"#
+        ]
+    );
+    pair.sent.clear();
+    // Once answered, it waits no more.
+    assert_eq!(
+        pair.client.answer(request.ticket(), Reply::decline()),
+        Err(Misuse::NotAsked)
+    );
+    pair.reply(&text_reply(id, "2"));
+    pair.finished(op).unwrap();
+
+    // A decline and a cancel are answers too.
+    for (n, reply, action) in [
+        (2, Reply::decline(), "decline"),
+        (3, Reply::cancel(), "cancel"),
+    ] {
+        ask(&mut pair, &n.to_string(), "elicitation/create", FORM);
+        let ticket = asked(&mut pair)[0].ticket();
+        pair.client.answer(ticket, reply).unwrap();
+        pair.drain();
+        assert_eq!(
+            answer(&mut pair),
+            json!({"jsonrpc": "2.0", "id": n, "result": {"action": action}})
+        );
+    }
+}
+
+#[test]
+fn sampling_is_the_application_s_to_give_or_refuse() {
+    let (mut pair, _) = Pair::connected_2025(config(Asks::NONE.with_sampling()));
+    ask(&mut pair, "5", "sampling/createMessage", SAMPLE);
+    let request = asked(&mut pair).remove(0);
+    assert_eq!(request.kind(), AskKind::Sampling);
+    assert_eq!(request.message(), None);
+    let completion =
+        r#"{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m-1"}"#;
+    pair.client
+        .answer(request.ticket(), Reply::Result(raw(completion)))
+        .unwrap();
+    pair.drain();
+    assert_eq!(
+        pair.sent,
+        [format!(
+            r#"{{"jsonrpc":"2.0","id":5,"result":{completion}}}"#
+        )]
+    );
+    pair.sent.clear();
+
+    ask(&mut pair, "6", "sampling/createMessage", SAMPLE);
+    let ticket = asked(&mut pair)[0].ticket();
+    pair.client
+        .answer(ticket, Reply::refuse("the user said no"))
+        .unwrap();
+    pair.drain();
+    assert_eq!(
+        answer(&mut pair),
+        json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -1, "message": "the user said no"}})
+    );
+    // An elicitation was not declared: it is not the application's to see.
+    ask(&mut pair, "7", "elicitation/create", FORM);
+    assert!(asked(&mut pair).is_empty());
+    assert_eq!(answer(&mut pair)["error"]["code"], -32601);
+}
+
+#[test]
+fn a_request_out_of_shape_or_of_a_mode_not_declared_is_refused_unseen() {
+    let (mut pair, _) = Pair::connected_2025(config(Asks::NONE.with_elicitation().with_sampling()));
+    let url =
+        r#"{"mode":"url","message":"Sign in","url":"https://example.com/a","elicitationId":"x"}"#;
+    for (method, params) in [
+        (
+            "elicitation/create",
+            r#"{"requestedSchema":{"type":"object"}}"#,
+        ),
+        ("elicitation/create", r#"{"message":"Your name?"}"#),
+        (
+            "elicitation/create",
+            r#"{"message":7,"requestedSchema":{"type":"object"}}"#,
+        ),
+        (
+            "elicitation/create",
+            r#"{"mode":"form","message":"m","requestedSchema":[]}"#,
+        ),
+        (
+            "elicitation/create",
+            r#"{"mode":"voice","message":"m","requestedSchema":{}}"#,
+        ),
+        (
+            "elicitation/create",
+            r#"{"mode":1,"message":"m","requestedSchema":{}}"#,
+        ),
+        ("elicitation/create", url),
+        ("sampling/createMessage", r#"{"messages":[]}"#),
+        ("sampling/createMessage", r#"{"messages":{},"maxTokens":1}"#),
+        (
+            "sampling/createMessage",
+            r#"{"messages":[],"maxTokens":"1"}"#,
+        ),
+    ] {
+        ask(&mut pair, "9", method, params);
+        assert!(
+            asked(&mut pair).is_empty(),
+            "{params} reached the application"
+        );
+        assert_eq!(answer(&mut pair)["error"]["code"], -32602, "{params}");
+    }
+    pair.reply(r#"{"jsonrpc":"2.0","id":10,"method":"elicitation/create"}"#);
+    assert_eq!(answer(&mut pair)["error"]["code"], -32602);
+
+    // With URL mode declared alone, a URL elicitation is the application's and a form not.
+    let (mut pair, _) = Pair::connected_2025(config(Asks::NONE.with_url_elicitation()));
+    ask(&mut pair, "11", "elicitation/create", url);
+    let request = asked(&mut pair).remove(0);
+    assert_eq!(request.kind(), AskKind::Elicitation(ElicitationMode::Url));
+    pair.client
+        .answer(request.ticket(), Reply::accepted())
+        .unwrap();
+    pair.drain();
+    assert_eq!(
+        answer(&mut pair),
+        json!({"jsonrpc": "2.0", "id": 11, "result": {"action": "accept"}})
+    );
+    ask(&mut pair, "12", "elicitation/create", FORM);
+    assert!(asked(&mut pair).is_empty());
+    assert_eq!(answer(&mut pair)["error"]["code"], -32602);
+}
+
+#[test]
+fn no_more_than_the_bound_wait_and_a_withdrawn_request_waits_no_more() {
+    let mut config = config(Asks::NONE.with_elicitation());
+    config.limits.asks_waiting = 2;
+    let (mut pair, _) = Pair::connected_2025(config);
+    for id in 1..=3 {
+        ask(&mut pair, &id.to_string(), "elicitation/create", FORM);
+    }
+    let waiting = asked(&mut pair);
+    assert_eq!(waiting.len(), 2);
+    assert_eq!(
+        answer(&mut pair),
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32603,
+               "message": "too many requests wait for the application's answer"}})
+    );
+    // The server withdraws request 1: its answer is not sent, and it frees a place.
+    pair.reply(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    assert_eq!(
+        pair.client.answer(waiting[0].ticket(), Reply::decline()),
+        Err(Misuse::NotAsked)
+    );
+    pair.drain();
+    assert!(pair.sent.is_empty(), "{:?}", pair.sent);
+    ask(&mut pair, r#""4""#, "elicitation/create", FORM);
+    let fourth = asked(&mut pair).remove(0);
+    // A withdrawal of a string id does not touch an integer one.
+    pair.reply(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"2"}}"#,
+    );
+    pair.client
+        .answer(waiting[1].ticket(), Reply::cancel())
+        .unwrap();
+    pair.client
+        .answer(fourth.ticket(), Reply::cancel())
+        .unwrap();
+    pair.drain();
+    let ids: Vec<Value> = pair
+        .sent
+        .iter()
+        .map(|frame| serde_json::from_str::<Value>(frame).unwrap()["id"].clone())
+        .collect();
+    assert_eq!(ids, [json!(2), json!("4")]);
+
+    // A connection that failed answers nothing more.
+    pair.sent.clear();
+    ask(&mut pair, "5", "elicitation/create", FORM);
+    let fifth = asked(&mut pair).remove(0);
+    pair.client.handle_close();
+    assert_eq!(
+        pair.client.answer(fifth.ticket(), Reply::decline()),
+        Err(Misuse::ConnectionFailed)
+    );
+}
+
+#[test]
+fn a_responder_answers_as_events_are_taken_and_an_answer_too_long_becomes_an_error() {
+    let mut config = config(Asks::NONE.with_elicitation());
+    config.limits = Limits::teaching();
+    let (mut pair, _) = Pair::connected_2025(config);
+    // Taken out of order of the drain, so the responder sees them.
+    let mut seen = Vec::new();
+    let mut responder = |request: &ServerRequest| {
+        seen.push(request.message().unwrap());
+        if seen.len() == 1 {
+            Reply::accept(&raw(r#"{"name":"Ana"}"#))
+        } else {
+            let long = "x".repeat(70 * 1024);
+            Reply::accept(&raw(&format!(r#"{{"name":"{long}"}}"#)))
+        }
+    };
+    for id in [1, 2] {
+        pair.client.handle_input(
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"elicitation/create","params":{FORM}}}"#
+            )
+            .as_bytes(),
+            pair.now,
+        );
+        pair.client.handle_input(b"\n", pair.now);
+        assert_eq!(pair.client.poll_event_with(Some(&mut responder)), None);
+    }
+    assert_eq!(seen, ["Your name?", "Your name?"]);
+    pair.drain();
+    let answers: Vec<Value> = pair
+        .sent
+        .iter()
+        .map(|frame| serde_json::from_str(frame).unwrap())
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            json!({"jsonrpc": "2.0", "id": 1,
+                   "result": {"action": "accept", "content": {"name": "Ana"}}}),
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603,
+                   "message": "the application's answer is too long"}}),
+        ]
+    );
+}
+
+#[test]
+fn a_stateless_session_declares_only_its_roots() {
+    let mut config = config(Asks::NONE.with_elicitation().with_sampling());
+    config.protocol = ProtocolChoice::Pinned(ProtocolVersion::V2026_07_28);
+    config.roots = Some(vec![Root::new("file:///a").unwrap()]);
+    let mut pair = Pair::new(config);
+    let _handshake = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    let discover = pair.last_sent();
+    assert_eq!(discover["method"], "server/discover");
+    assert_eq!(
+        discover["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+        json!({"roots": {}})
+    );
+}
