@@ -8,7 +8,10 @@ server-sent events) at http://127.0.0.1:PORT/sse with `--sse PORT`. With `--root
 has a tool `roots` that asks the client for its roots (`roots/list`) on every call and
 answers with their URIs, and on `mcp` 2.x a tool `resolved_roots` that asks through the SDK's
 resolver, which in 2026-07-28 answers `input_required` and reads the roots from the call sent
-again (and in the handshake revisions asks mid-call, as `roots` does).
+again (and in the handshake revisions asks mid-call, as `roots` does). With `--roots` it also
+has three tools that ask the client mid-call: `ask_name` asks the user for a name (form
+elicitation), `ask_url` sends the user to a URL (URL elicitation), and `sample` asks the
+client's model for a completion (sampling); each answers with what it was told.
 """
 
 import sys
@@ -48,6 +51,33 @@ if "--roots" in sys.argv:
         """Lists the roots the client gives, asking it anew."""
         result = await ctx.session.list_roots()
         return " ".join(str(root.uri) for root in result.roots) or "no roots"
+
+    from pydantic import BaseModel
+    from mcp.types import SamplingMessage, TextContent
+
+    class Name(BaseModel):
+        name: str
+
+    @server.tool()
+    async def ask_name(ctx: Context) -> str:
+        """Asks the user for a name."""
+        answer = await ctx.elicit(message="Who is asking?", schema=Name)
+        return f"hello {answer.data.name}" if answer.action == "accept" else answer.action
+
+    @server.tool()
+    async def ask_url(ctx: Context) -> str:
+        """Sends the user to a URL."""
+        answer = await ctx.elicit_url(
+            message="Sign in, please", url="https://example.com/in", elicitation_id="e-7"
+        )
+        return f"url {answer.action}"
+
+    @server.tool()
+    async def sample(ctx: Context) -> str:
+        """Asks the client's model."""
+        said = SamplingMessage(role="user", content=TextContent(type="text", text="hi"))
+        result = await ctx.session.create_message(messages=[said], max_tokens=20)
+        return f"{result.model} said {result.content.text}"
 
     if MODERN:
         from typing import Annotated

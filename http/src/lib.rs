@@ -42,7 +42,7 @@ mod wire;
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, ExchangeId,
     HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Misuse, Op, RawObject,
-    ReplyHead, Root,
+    ReplyHead, Responder, Root,
 };
 
 /// How many reply pieces may wait for the driver before the workers wait for it.
@@ -311,6 +311,15 @@ impl HttpClient {
         Instant::from_std(self.origin, std::time::Instant::now())
     }
 
+    /// Has `responder` answer each request a server makes of the application (an
+    /// elicitation, a sampling request: see [`Config::asks`](mcp_sansio::Config)) while a
+    /// [`run`](Self::run) waits, under the awaited operation's deadline. Without one, such
+    /// requests are kept for [`take_events`](Self::take_events) and wait for
+    /// [`Client::answer`](mcp_sansio::Client::answer) through [`session`](Self::session).
+    pub fn set_responder(&mut self, responder: impl Responder + 'static) {
+        self.events.set_responder(Box::new(responder));
+    }
+
     /// Events that no [`run`](Self::run) consumed.
     ///
     /// At most [`Limits::events_kept`](mcp_sansio::Limits) notifications and late answers
@@ -417,10 +426,11 @@ impl HttpClient {
     /// reached at all.
     pub fn run<T: Awaited>(&mut self, op: Op<T>) -> Result<T, HttpClientError> {
         loop {
+            // What arrived while waiting may be a request the responder answers now, so
+            // that the answer leaves with this pump.
+            self.events.gather(self.session.client_mut());
             self.pump();
-            while let Some(event) = self.session.poll_event() {
-                self.events.push(event);
-            }
+            self.events.gather(self.session.client_mut());
             if let Some(ended) = self.events.take_finished(op.id()) {
                 match op.finished(ended) {
                     Ok(Ok(output)) => return Ok(output),
@@ -529,8 +539,9 @@ impl HttpClient {
     }
 
     /// Performs `request` on this thread, feeding its reply to the session as it comes;
-    /// requests the session makes meanwhile (the answer to a server's request on the
-    /// stream) go to the workers.
+    /// a server's request on the stream is answered meanwhile (by the responder, where it
+    /// is the application's), and requests the session makes (those answers) go to the
+    /// workers.
     fn perform_here(&mut self, request: HttpRequest) {
         let exchange = request.exchange;
         let endpoint = Arc::clone(&self.endpoint);
@@ -540,6 +551,7 @@ impl HttpClient {
         perform(&endpoint, &request, timeout, &mut |seen| {
             self.feed(exchange, seen);
             self.take_aborts();
+            self.events.gather(self.session.client_mut());
             while let Some(more) = self.session.poll_request() {
                 self.dispatch(more);
             }

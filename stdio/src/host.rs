@@ -6,7 +6,7 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, Config, Event, ListKind, RawObject, Root,
+    Allowlist, CallToolResult, Catalog, Config, Event, ListKind, RawObject, Responder, Root,
     ServerNotification,
 };
 use mcp_sansio_host::{
@@ -259,14 +259,35 @@ impl Host {
     /// [`HostError::UnknownServer`] if no server of that id is in the host; the client's
     /// refusal ([`Client::set_roots`](mcp_sansio::Client::set_roots)), or a pipe that failed.
     pub fn set_roots(&mut self, id: &str, roots: Vec<Root>) -> Result<(), HostError> {
-        let server = self
-            .servers
-            .get_mut(id)
-            .ok_or_else(|| HostError::UnknownServer { id: id.to_owned() })?;
-        match &mut server.link {
+        match self.link_of(id)? {
             Link::Process(client) => client.set_roots(roots).map_err(HostError::Stdio),
             Link::Http(client) => client.set_roots(roots).map_err(HostError::Http),
         }
+    }
+
+    /// The link to server `id`.
+    fn link_of(&mut self, id: &str) -> Result<&mut Link, HostError> {
+        self.servers
+            .get_mut(id)
+            .map(|server| &mut server.link)
+            .ok_or_else(|| HostError::UnknownServer { id: id.to_owned() })
+    }
+
+    /// Has `responder` answer the requests server `id` makes of the application (see
+    /// [`Config::asks`](mcp_sansio::Config::asks)) while the host waits on it.
+    ///
+    /// # Errors
+    /// [`HostError::UnknownServer`] if no server of that id is in the host.
+    pub fn set_responder(
+        &mut self,
+        id: &str,
+        responder: impl Responder + 'static,
+    ) -> Result<(), HostError> {
+        match self.link_of(id)? {
+            Link::Process(client) => client.set_responder(responder),
+            Link::Http(client) => client.set_responder(responder),
+        }
+        Ok(())
     }
 
     /// Runs the model's call of `name` with argument text `arguments`, and says what the

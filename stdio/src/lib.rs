@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, KeptEvents,
-    Misuse, Op, RawObject, Root,
+    Misuse, Op, RawObject, Responder, Root,
 };
 use rustix::event::{poll, PollFd, PollFlags};
 #[cfg(feature = "host")]
@@ -188,6 +188,15 @@ impl StdioClient {
         self.stop = Some(flag);
     }
 
+    /// Has `responder` answer each request a server makes of the application (an
+    /// elicitation, a sampling request: see [`Config::asks`](mcp_sansio::Config)) while a
+    /// [`run`](Self::run) waits, under the awaited operation's deadline. Without one, such
+    /// requests are kept for [`take_events`](Self::take_events) and wait for
+    /// [`Client::answer`](mcp_sansio::Client::answer) through [`client`](Self::client).
+    pub fn set_responder(&mut self, responder: impl Responder + 'static) {
+        self.events.set_responder(Box::new(responder));
+    }
+
     /// Events that no [`run`](Self::run) consumed: notifications, late answers, and the ends
     /// of operations nobody waited for.
     ///
@@ -264,9 +273,7 @@ impl StdioClient {
             {
                 return Err(StdioError::Stopped);
             }
-            while let Some(event) = self.client.poll_event() {
-                self.events.push(event);
-            }
+            self.events.gather(&mut self.client);
             // The operation may have ended while another was awaited.
             if let Some(ended) = self.events.take_finished(op.id()) {
                 match op.finished(ended) {

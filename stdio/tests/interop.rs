@@ -36,9 +36,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use std::sync::{Arc, Mutex};
+
 use mcp_sansio::{
-    Allowlist, Config, Error, Incompatible, Limits, ProtocolChoice, ProtocolVersion, RawObject,
-    Root,
+    Allowlist, AskKind, Asks, Config, ElicitationMode, Error, Event, Incompatible, Limits,
+    ProtocolChoice, ProtocolVersion, RawObject, Reply, Root, ServerRequest,
 };
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use mcp_sansio_stdio::{ServerCommand, StdioClient, StdioError};
@@ -123,8 +125,8 @@ impl Peer {
     fn tools(self) -> std::ops::RangeInclusive<usize> {
         match self {
             Peer::Python2 | Peer::Python1 | Peer::Routed => 1..=1,
-            Peer::Roots2 => 3..=3,
-            Peer::Roots1 => 2..=2,
+            Peer::Roots2 => 6..=6,
+            Peer::Roots1 => 5..=5,
             Peer::Everything => 12..=13,
         }
     }
@@ -912,25 +914,35 @@ fn roots_config(roots: Option<Vec<Root>>) -> Config {
 const PROJECT: &str = "file:///srv/project";
 const DOCS: &str = "file:///srv/project/docs";
 
-/// Calls [`ROOTS_TOOL`] through `call` (listing again through `list` while the server has not
-/// registered it yet, as it does once told the session is initialized) until its answer
-/// names `uri`, at most 50 times; returns the last answer. The server fetches roots in the
-/// background after the session opens and after each change it hears of, so an answer may
-/// still be the one before.
+/// Calls [`ROOTS_TOOL`] until its answer names `uri`: see [`called_once_offered`].
 fn roots_held<E: std::fmt::Debug>(
+    list: impl FnMut() -> Result<mcp_sansio::Catalog, E>,
+    call: impl FnMut() -> Result<mcp_sansio::CallToolResult, E>,
+    uri: &str,
+) -> String {
+    called_once_offered(ROOTS_TOOL, list, call, uri)
+}
+
+/// Calls `tool` through `call` (listing again through `list` while server-everything has
+/// not registered it yet, as it does once told the session is initialized) until its
+/// answer holds `wanted`, at most 50 times; returns the last answer. The server fetches
+/// roots in the background after the session opens and after each change it hears of, so
+/// an answer may still be the one before.
+fn called_once_offered<E: std::fmt::Debug>(
+    tool: &str,
     mut list: impl FnMut() -> Result<mcp_sansio::Catalog, E>,
     mut call: impl FnMut() -> Result<mcp_sansio::CallToolResult, E>,
-    uri: &str,
+    wanted: &str,
 ) -> String {
     let mut listed = false;
     let mut text = String::new();
     for _ in 0..50 {
         if !listed {
-            listed = list().unwrap().tools().iter().any(|t| t.name == ROOTS_TOOL);
+            listed = list().unwrap().tools().iter().any(|t| t.name == tool);
             continue;
         }
         text = call().unwrap().text().into_owned();
-        if text.contains(uri) {
+        if text.contains(wanted) {
             break;
         }
     }
@@ -1014,6 +1026,250 @@ fn server_everything_holds_the_application_s_roots_and_hears_when_they_change() 
     runtime.block_on(server.set_roots(docs())).unwrap();
     assert!(held(DOCS).contains(DOCS));
     runtime.block_on(server.close()).unwrap();
+}
+
+const ELICIT_TOOL: &str = "trigger-elicitation-request";
+const SAMPLE_TOOL: &str = "trigger-sampling-request";
+/// The completion the application's "model" gives, with a number written as `2.50`.
+const COMPLETION: &str = r#"{"role":"assistant","content":{"type":"text","text":"from the application"},"model":"house-model","_meta":{"cost":2.50}}"#;
+
+fn asks_config(asks: Asks) -> Config {
+    let mut config = config(Peer::Everything, ProtocolChoice::Auto);
+    config.allowlist = [ELICIT_TOOL, SAMPLE_TOOL].into_iter().collect();
+    config.asks = asks;
+    config
+}
+
+/// The application's answers: the first elicitation accepted with a name, the next declined,
+/// every sampling request given [`COMPLETION`]; `seen` records what was asked.
+fn answers(seen: &Arc<Mutex<Vec<String>>>) -> impl FnMut(&ServerRequest) -> Reply + Send {
+    let seen = Arc::clone(seen);
+    move |request| {
+        let mut seen = seen.lock().unwrap();
+        seen.push(format!(
+            "{}: {}",
+            request.kind(),
+            request.message().unwrap_or_default()
+        ));
+        let raw = |text| RawObject::parse(text, &Limits::default()).unwrap();
+        match request.kind() {
+            AskKind::Sampling => Reply::Result(raw(COMPLETION)),
+            _ if seen.iter().filter(|s| s.starts_with("elicitation")).count() == 1 => {
+                Reply::accept(&raw(r#"{"name":"Ana Lima","check":true}"#))
+            }
+            _ => Reply::decline(),
+        }
+    }
+}
+
+/// Calls server-everything's elicitation tool twice and its sampling tool once, through a
+/// blocking driver whose responder is [`answers`] recording in `seen`: each result echoes
+/// what the application answered.
+fn responded<E: std::fmt::Debug>(
+    list: impl FnMut() -> Result<mcp_sansio::Catalog, E> + Copy,
+    call: impl Fn(&str, &RawObject) -> Result<mcp_sansio::CallToolResult, E>,
+    seen: &Mutex<Vec<String>>,
+) {
+    let empty = RawObject::empty();
+    let sample_args =
+        RawObject::parse(r#"{"prompt":"hello","maxTokens":50}"#, &Limits::default()).unwrap();
+    let accepted = r#""name": "Ana Lima""#;
+    let text = called_once_offered(ELICIT_TOOL, list, || call(ELICIT_TOOL, &empty), accepted);
+    assert!(
+        text.contains(accepted) && text.contains(r#""check": true"#),
+        "{text}"
+    );
+    let declined = call(ELICIT_TOOL, &empty).unwrap();
+    assert!(
+        declined.text().contains(r#""action": "decline""#),
+        "{}",
+        declined.text()
+    );
+    let sampled = r#""text": "from the application""#;
+    let text = called_once_offered(
+        SAMPLE_TOOL,
+        list,
+        || call(SAMPLE_TOOL, &sample_args),
+        sampled,
+    );
+    assert!(
+        text.contains(sampled) && text.contains(r#""model": "house-model""#),
+        "{text}"
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "elicitation: Please provide inputs for the following fields:",
+            "elicitation: Please provide inputs for the following fields:",
+            "sampling: ",
+        ]
+    );
+}
+
+/// A server's requests of the application reach it through every driver and go back as the
+/// application answered them: server-everything registers its elicitation and sampling tools
+/// only for a client that declares them, asks in the middle of each call (over Streamable
+/// HTTP on an event stream), and echoes the answer it got, raw, in the tool's result.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn server_everything_asks_the_application_and_hears_exactly_its_answers() {
+    let sample_args =
+        RawObject::parse(r#"{"prompt":"hello","maxTokens":50}"#, &Limits::default()).unwrap();
+    let empty = RawObject::empty();
+    let both = Asks::NONE.with_elicitation().with_sampling();
+
+    // A blocking driver, given the responder, connected, asked and answered; then returned.
+    macro_rules! responded_through {
+        ($server:expr) => {{
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let mut server = $server;
+            server.set_responder(answers(&seen));
+            server.connect().unwrap();
+            let server = std::cell::RefCell::new(server);
+            responded(
+                || server.borrow_mut().list_tools(),
+                |tool, args| server.borrow_mut().call_tool(tool, args),
+                &seen,
+            );
+            server.into_inner()
+        }};
+    }
+
+    // Over stdio, through the blocking driver and its responder.
+    let server = StdioClient::spawn(&Peer::Everything.command(), asks_config(both)).unwrap();
+    responded_through!(server)
+        .close(Duration::from_secs(2))
+        .unwrap();
+
+    // Without the declaration, neither tool is offered.
+    let mut server =
+        StdioClient::spawn(&Peer::Everything.command(), asks_config(Asks::NONE)).unwrap();
+    server.connect().unwrap();
+    for _ in 0..3 {
+        let catalog = server.list_tools().unwrap();
+        assert!(!catalog
+            .tools()
+            .iter()
+            .any(|t| t.name == ELICIT_TOOL || t.name == SAMPLE_TOOL));
+    }
+    server.close(Duration::from_secs(2)).unwrap();
+
+    // Over Streamable HTTP, through the blocking driver's responder.
+    let served = HttpPeer::start(Peer::Everything, Served::Events);
+    responded_through!(HttpClient::new(&served.url, asks_config(both)).unwrap()).close();
+
+    // Through the async driver, whose application takes each request from its events and
+    // answers through the handle while the call waits.
+    let (runtime, server, mut events) = served.async_connect(asks_config(both));
+    let mut asked = |tool: &'static str, args: RawObject, reply: Reply| {
+        runtime.block_on(async {
+            let answer = async {
+                loop {
+                    match events.recv().await {
+                        Some(Event::ServerRequest(request)) => {
+                            server.answer(request.ticket(), reply).await.unwrap();
+                            return request.kind();
+                        }
+                        Some(_) => {}
+                        None => panic!("the connection ended"),
+                    }
+                }
+            };
+            let (called, kind) = tokio::join!(server.call_tool(tool, &args), answer);
+            (called.unwrap().text().into_owned(), kind)
+        })
+    };
+    for _ in 0..50 {
+        let catalog = runtime.block_on(server.list_tools()).unwrap();
+        if catalog.tools().iter().any(|t| t.name == SAMPLE_TOOL) {
+            break;
+        }
+    }
+    let (text, kind) = asked(ELICIT_TOOL, empty.clone(), Reply::cancel());
+    assert_eq!(kind, AskKind::Elicitation(ElicitationMode::Form));
+    assert!(text.contains(r#""action": "cancel""#), "{text}");
+    let completion = RawObject::parse(COMPLETION, &Limits::default()).unwrap();
+    let (text, kind) = asked(SAMPLE_TOOL, sample_args.clone(), Reply::Result(completion));
+    assert_eq!(kind, AskKind::Sampling);
+    assert!(text.contains(r#""text": "from the application""#), "{text}");
+    let (text, _) = asked(SAMPLE_TOOL, sample_args, Reply::refuse("not today"));
+    assert!(text.contains("not today"), "{text}");
+    runtime.block_on(server.close()).unwrap();
+}
+
+/// Both Python SDKs ask through `ctx.elicit`, `ctx.elicit_url` and `create_message` in the
+/// middle of a call (`word_count_server.py --roots`), and read what the application
+/// answered; a client that declares neither gets a tool error from the SDK, not a hang.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_python_sdks_ask_the_user_and_the_model_through_the_application() {
+    let all = Asks::NONE
+        .with_elicitation()
+        .with_url_elicitation()
+        .with_sampling();
+    // In 2026-07-28 nothing is declared, and `mcp` 2.x has no way to ask mid-call.
+    let asks_config = |peer: Peer, asks: Asks| {
+        let protocol = if asks == Asks::NONE {
+            ProtocolChoice::Auto
+        } else {
+            ProtocolChoice::Pinned(ProtocolVersion::V2025_11_25)
+        };
+        let mut config = config(peer, protocol);
+        config.allowlist = ["ask_name", "ask_url", "sample"].into_iter().collect();
+        config.asks = asks;
+        config
+    };
+    let respond = |request: &ServerRequest| {
+        let raw = |text| RawObject::parse(text, &Limits::default()).unwrap();
+        match request.kind() {
+            AskKind::Elicitation(ElicitationMode::Form) => Reply::accept(&raw(r#"{"name":"Ana"}"#)),
+            AskKind::Elicitation(_) => Reply::accepted(),
+            _ => Reply::Result(raw(COMPLETION)),
+        }
+    };
+    let expected = [
+        ("ask_name", "hello Ana"),
+        ("ask_url", "url accept"),
+        ("sample", "house-model said from the application"),
+    ];
+    let empty = RawObject::empty();
+    for peer in [Peer::Roots2, Peer::Roots1] {
+        let mut server = StdioClient::spawn(&peer.command(), asks_config(peer, all)).unwrap();
+        server.set_responder(respond);
+        server.connect().unwrap();
+        server.list_tools().unwrap();
+        for (tool, answer) in expected {
+            let result = server.call_tool(tool, &empty).unwrap();
+            assert_eq!(result.text(), answer, "{peer:?} {tool}");
+        }
+        server.close(Duration::from_secs(2)).unwrap();
+
+        let served = HttpPeer::start(peer, Served::Events);
+        let mut server = HttpClient::new(&served.url, asks_config(peer, all)).unwrap();
+        server.set_responder(respond);
+        server.connect().unwrap();
+        server.list_tools().unwrap();
+        for (tool, answer) in expected {
+            let result = server.call_tool(tool, &empty).unwrap();
+            assert_eq!(result.text(), answer, "{peer:?} over HTTP {tool}");
+        }
+        server.close();
+
+        // Nothing declared (in 2026-07-28 with `mcp` 2.x, in 2025-11-25 with 1.x): the SDK
+        // refuses to ask, and the call fails.
+        let mut server =
+            StdioClient::spawn(&peer.command(), asks_config(peer, Asks::NONE)).unwrap();
+        server.connect().unwrap();
+        server.list_tools().unwrap();
+        for (tool, _) in expected {
+            let result = server.call_tool(tool, &empty);
+            assert!(
+                result.as_ref().map_or(true, |r| r.is_error),
+                "{peer:?} {tool}: {result:?}"
+            );
+        }
+        server.close(Duration::from_secs(2)).unwrap();
+    }
 }
 
 /// `mcp-call --root PATH` gives the server each directory as a `file://` URI, a space and

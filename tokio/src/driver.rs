@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_sansio::{Awaited, Client, Error, Event, HttpError, Instant, Misuse, Op, OpId, Root};
+use mcp_sansio::{
+    Awaited, Client, Error, ErrorCode, Event, HttpError, Instant, Misuse, Op, OpId, Reply, RpcError,
+};
 use tokio::sync::{mpsc, oneshot, Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::AsyncError;
@@ -75,8 +77,9 @@ pub(crate) type Start =
 pub(crate) enum Command {
     /// Start an operation.
     Start(Start),
-    /// Replace the roots, and tell the sender whether the client took them.
-    Roots(Vec<Root>, oneshot::Sender<Result<(), Misuse>>),
+    /// A command of the client's that starts no operation (new roots, an answer to the
+    /// server); the closure tells its sender whether the client took it.
+    Tell(Box<dyn FnOnce(&mut Client) + Send>),
     /// End the connection now: every waiting future fails, the server is ended, and the
     /// sender hears how it exited (`None` for a stream that is not a process).
     Close(oneshot::Sender<Option<ExitStatus>>),
@@ -215,10 +218,8 @@ impl<W: Wire> Driver<W> {
                             waiting.insert(op, waiter);
                         }
                     }
-                    Some(Command::Roots(roots, reply)) => {
-                        // The notification leaves with the flush at the top of the loop.
-                        let _ = reply.send(self.wire.client().set_roots(roots));
-                    }
+                    // What it queues leaves with the flush at the top of the loop.
+                    Some(Command::Tell(tell)) => tell(self.wire.client()),
                     Some(Command::Close(reply)) => return Stop::Close(reply),
                     // Every handle is gone; no future can be waiting, since each borrows one.
                     None => return Stop::Done,
@@ -251,8 +252,19 @@ impl<W: Wire> Driver<W> {
                 return;
             }
         }
-        if self.events.try_send(event).is_err() {
+        if let Err(unsent) = self.events.try_send(event) {
             self.shared.events_lost.fetch_add(1, Ordering::Relaxed);
+            // A request nobody will see must not keep its server waiting.
+            if let Event::ServerRequest(request) = unsent.into_inner() {
+                let refusal = RpcError::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "the application's event queue is full or gone",
+                );
+                let _ = self
+                    .wire
+                    .client()
+                    .answer(request.ticket(), Reply::Error(refusal));
+            }
         }
     }
 }

@@ -55,7 +55,7 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, HttpSession,
-    Instant, Misuse, Op, RawObject, Root,
+    Instant, Misuse, Op, RawObject, Reply, Root, Ticket,
 };
 use mcp_sansio_stdio::{ServerCommand, ServerProcess, DEFAULT_GRACE};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -187,6 +187,7 @@ struct Link {
 }
 
 /// Events no operation waits for (notifications, late answers, list changes, the
+/// server's requests of the application, to answer with [`Handle::answer`], the
 /// connection's failure), in order, at most [`Limits::events_kept`](mcp_sansio::Limits) of
 /// them (past it, new ones are dropped and counted in [`lost`](Self::lost)). It ends
 /// (`recv` gives `None`) once the driver has ended and every event was taken. It is also a
@@ -347,10 +348,31 @@ impl Handle {
     /// # Errors
     /// The client's refusal ([`Client::set_roots`]), or [`AsyncError::Ended`].
     pub async fn set_roots(&self, roots: Vec<Root>) -> Result<(), AsyncError> {
+        self.tell(move |client| client.set_roots(roots)).await
+    }
+
+    /// Answers the server's request `ticket` (an [`Event::ServerRequest`] from [`Events`])
+    /// with `reply`; see [`Config::asks`](mcp_sansio::Config::asks). A request the
+    /// application's event queue had no room for was answered with an error already.
+    ///
+    /// # Errors
+    /// The client's refusal ([`Client::answer`]), or [`AsyncError::Ended`].
+    pub async fn answer(&self, ticket: Ticket, reply: Reply) -> Result<(), AsyncError> {
+        self.tell(move |client| client.answer(ticket, reply)).await
+    }
+
+    /// Has the driver apply `command` to its client, and waits for the client's word.
+    async fn tell(
+        &self,
+        command: impl FnOnce(&mut Client) -> Result<(), Misuse> + Send + 'static,
+    ) -> Result<(), AsyncError> {
         let (reply, outcome) = oneshot::channel();
+        let tell = Box::new(move |client: &mut Client| {
+            let _ = reply.send(command(client));
+        });
         self.link
             .commands
-            .send(Command::Roots(roots, reply))
+            .send(Command::Tell(tell))
             .await
             .map_err(|_| AsyncError::Ended)?;
         outcome

@@ -12,7 +12,9 @@
 
 use std::time::Duration;
 
-use mcp_sansio::{Allowlist, Config, Error, Event, Limits, ProtocolChoice, RawObject};
+use mcp_sansio::{
+    Allowlist, Asks, Config, Error, Event, Limits, Misuse, ProtocolChoice, RawObject, Reply,
+};
 use mcp_sansio_tokio::{AsyncError, DriverConfig, DriverLimits, Handle};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -26,18 +28,46 @@ enum Calls {
     Silent,
     /// Answers each after `notifications` progress notifications.
     Answer { notifications: usize },
+    /// Asks `asks` elicitations at once, and answers with what each got, in the order the
+    /// answers came.
+    Ask { asks: usize },
 }
 
 /// A peer that speaks the 2025-11-25 handshake and lists one tool, and calls as told.
 async fn peer(stream: tokio::io::DuplexStream, calls: Calls) {
     let (read, mut write) = tokio::io::split(stream);
     let mut lines = BufReader::new(read).lines();
+    // The call waiting for the answers to its elicitations, and those that came.
+    let mut asking: Option<(Value, Vec<String>)> = None;
     while let Ok(Some(line)) = lines.next_line().await {
         let message: Value = serde_json::from_str(&line).unwrap();
         let Some(id) = message.get("id").cloned() else {
             continue;
         };
         let mut out = Vec::new();
+        if message.get("method").is_none() {
+            // The client's answer to an elicitation.
+            let got = message["result"]["action"]
+                .as_str()
+                .map_or_else(|| message["error"]["code"].to_string(), String::from);
+            let Some((call, answers)) = asking.as_mut() else {
+                continue;
+            };
+            answers.push(got);
+            let Calls::Ask { asks } = calls else { continue };
+            if answers.len() < asks {
+                continue;
+            }
+            let text = answers.join(",");
+            let answer = json!({"jsonrpc": "2.0", "id": call,
+                "result": {"content": [{"type": "text", "text": text}]}});
+            out.extend(format!("{answer}\n").into_bytes());
+            asking = None;
+            if write.write_all(&out).await.is_err() {
+                return;
+            }
+            continue;
+        }
         let result = match message["method"].as_str().unwrap_or_default() {
             "initialize" => json!({
                 "protocolVersion": "2025-11-25",
@@ -57,6 +87,19 @@ async fn peer(stream: tokio::io::DuplexStream, calls: Calls) {
                         out.extend(format!("{progress}\n").into_bytes());
                     }
                     json!({"content": [{"type": "text", "text": "2"}]})
+                }
+                Calls::Ask { asks } => {
+                    for n in 0..asks {
+                        let ask = json!({"jsonrpc": "2.0", "id": format!("e{n}"),
+                            "method": "elicitation/create", "params": {"message": "Name?",
+                            "requestedSchema": {"type": "object"}}});
+                        out.extend(format!("{ask}\n").into_bytes());
+                    }
+                    asking = Some((id, Vec::new()));
+                    if write.write_all(&out).await.is_err() {
+                        return;
+                    }
+                    continue;
                 }
             },
             _ => continue,
@@ -164,6 +207,37 @@ async fn events_past_the_queue_bound_are_dropped_and_counted_never_held() {
     .await;
     assert!(matches!(next, Some(Event::Notification(_))), "{next:?}");
     assert!(events.try_recv().is_err());
+}
+
+#[tokio::test]
+async fn a_request_for_the_application_is_answered_through_the_handle_or_refused_if_unseen() {
+    let mut limits = Limits::default();
+    limits.events_kept = 1;
+    let mut config = config(limits, DriverLimits::default());
+    config.config.asks = Asks::NONE.with_elicitation();
+    let (handle, mut events) = connected(Calls::Ask { asks: 3 }, config).await;
+    let answering = async {
+        let Some(Event::ServerRequest(request)) = events.recv().await else {
+            panic!("no request reached the application");
+        };
+        assert_eq!(request.message().as_deref(), Some("Name?"));
+        handle
+            .answer(request.ticket(), Reply::decline())
+            .await
+            .unwrap();
+        // Answered once; a second answer finds nothing waiting.
+        let again = handle.answer(request.ticket(), Reply::cancel()).await;
+        assert!(
+            matches!(again, Err(AsyncError::Mcp(Error::Misuse(Misuse::NotAsked)))),
+            "{again:?}"
+        );
+    };
+    let words = words();
+    let (called, ()) = tokio::join!(handle.call_tool("word_count", &words), answering);
+    // The queue held one request; the two it had no room for were refused at once (so the
+    // server heard of them first), and it was not left waiting for answers nobody would give.
+    assert_eq!(called.unwrap().text(), "-32603,-32603,decline");
+    assert_eq!(events.lost(), 2);
 }
 
 #[tokio::test]
