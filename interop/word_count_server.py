@@ -11,7 +11,9 @@ resolver, which in 2026-07-28 answers `input_required` and reads the roots from 
 again (and in the handshake revisions asks mid-call, as `roots` does). With `--roots` it also
 has three tools that ask the client mid-call: `ask_name` asks the user for a name (form
 elicitation), `ask_url` sends the user to a URL (URL elicitation), and `sample` asks the
-client's model for a completion (sampling); each answers with what it was told.
+client's model for a completion (sampling); each answers with what it was told. On `mcp`
+2.x, `resolved_name` and `resolved_both` ask the same through the resolver, which in
+2026-07-28 answers `input_required` (both questions at once for `resolved_both`).
 """
 
 import sys
@@ -91,6 +93,27 @@ if "--roots" in sys.argv:
         def resolved_roots(listed: Annotated[object, Resolve(ask_for_roots)]) -> str:
             """Lists the roots the client gives, through the SDK's resolver."""
             return " ".join(str(root.uri) for root in listed.roots) or "no roots"
+
+        from mcp.server.mcpserver import Elicit, Sample
+
+        def who() -> Elicit[Name]:
+            return Elicit("Who is asking?", Name)
+
+        def model() -> Sample:
+            said = SamplingMessage(role="user", content=TextContent(type="text", text="hi"))
+            return Sample([said], max_tokens=20)
+
+        @server.tool()
+        def resolved_name(name: Annotated[Name, Resolve(who)]) -> str:
+            """Asks the user for a name, through the SDK's resolver."""
+            return f"hello {name.name}"
+
+        @server.tool()
+        def resolved_both(
+            name: Annotated[Name, Resolve(who)], said: Annotated[object, Resolve(model)]
+        ) -> str:
+            """Asks the user and the client's model at once, through the SDK's resolver."""
+            return f"{name.name} and {said.model} said {said.content.text}"
 
 
 if __name__ == "__main__":

@@ -10,8 +10,10 @@
 //! cannot make the client answer for the application, and cannot keep more than
 //! [`Limits::asks_waiting`](crate::Limits) of its requests waiting at once.
 //!
-//! They are declared in the `initialize` of 2025-06-18 and 2025-11-25. In 2026-07-28, where
-//! a server would ask through an `input_required` result, they are not declared.
+//! They are declared in the `initialize` of 2025-06-18 and 2025-11-25, where a server sends
+//! them as requests of its own, and in every 2026-07-28 request's `_meta`, where a server
+//! asks through a call's `input_required` result and reads the answers from the call sent
+//! again. The application sees the same event and answers the same way in both.
 
 use alloc::string::String;
 use core::fmt;
@@ -116,17 +118,18 @@ impl Asks {
     }
 
     /// What a server's request `method` with `params` is, if these declare it: `None` for
-    /// a method they do not declare (it gets -32601), an error for a request whose params
-    /// break the revision's shape (it gets -32602, and the application never sees it).
+    /// a method they do not declare (it gets -32601), a refusal for an elicitation of a
+    /// mode they do not declare or a request whose params break the revision's shape (it
+    /// gets -32602, and the application never sees it).
     pub(crate) fn read(
         self,
         method: &str,
         params: Option<&RawObject>,
-    ) -> Option<Result<AskKind, RpcError>> {
+    ) -> Option<Result<AskKind, Refusal>> {
         let kind = match method {
             "elicitation/create" if self.form || self.url => {
                 let Some(params) = params else {
-                    return Some(Err(invalid("an elicitation needs params")));
+                    return Some(Err(Refusal::Malformed("an elicitation needs params")));
                 };
                 let object = Object::of(params);
                 let [mode, message, schema, url, id] =
@@ -135,16 +138,14 @@ impl Asks {
                     None => ElicitationMode::Form,
                     Some(Some(m)) if m == "form" => ElicitationMode::Form,
                     Some(Some(m)) if m == "url" => ElicitationMode::Url,
-                    Some(_) => return Some(Err(invalid("unknown elicitation mode"))),
+                    Some(_) => return Some(Err(Refusal::Mode)),
                 };
                 let declared = match mode {
                     ElicitationMode::Form => self.form,
                     ElicitationMode::Url => self.url,
                 };
                 if !declared {
-                    return Some(Err(invalid(
-                        "this client does not support that elicitation mode",
-                    )));
+                    return Some(Err(Refusal::Mode));
                 }
                 let is_string = |v: Option<crate::json::view::JsonRef<'_>>| {
                     v.is_some_and(|v| v.as_str().is_some())
@@ -155,7 +156,9 @@ impl Asks {
                         ElicitationMode::Url => is_string(url) && is_string(id),
                     };
                 if !shaped {
-                    return Some(Err(invalid("the elicitation's params are malformed")));
+                    return Some(Err(Refusal::Malformed(
+                        "the elicitation's params are malformed",
+                    )));
                 }
                 AskKind::Elicitation(mode)
             }
@@ -166,7 +169,9 @@ impl Asks {
                         && max.and_then(|m| m.as_f64()).is_some()
                 });
                 if !shaped {
-                    return Some(Err(invalid("the sampling request's params are malformed")));
+                    return Some(Err(Refusal::Malformed(
+                        "the sampling request's params are malformed",
+                    )));
                 }
                 AskKind::Sampling
             }
@@ -176,9 +181,24 @@ impl Asks {
     }
 }
 
-/// An invalid-params error with `message`.
-fn invalid(message: &str) -> RpcError {
-    RpcError::new(ErrorCode::INVALID_PARAMS, message)
+/// Why a server's request of a declared kind never reaches the application.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// An elicitation of a mode not declared (or of no mode the revisions know).
+    Mode,
+    /// Params that break the revision's shape, as said.
+    Malformed(&'static str),
+}
+
+impl Refusal {
+    /// The error (-32602) a stateful server's request so refused is answered with.
+    pub(crate) fn rpc_error(self) -> RpcError {
+        let message = match self {
+            Refusal::Mode => "this client does not support that elicitation mode",
+            Refusal::Malformed(why) => why,
+        };
+        RpcError::new(ErrorCode::INVALID_PARAMS, message)
+    }
 }
 
 /// What a server asks of the application.

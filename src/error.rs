@@ -46,6 +46,10 @@ pub enum Error {
     Closed,
     /// The application cancelled the operation.
     Cancelled,
+    /// The application refused what the server asked of it in the middle of the operation
+    /// (an elicitation or sampling request in a 2026-07-28 `input_required` result), with
+    /// this error; the call was not sent again.
+    Refused(RpcError),
 }
 
 impl Error {
@@ -77,6 +81,13 @@ impl fmt::Display for Error {
                 f.write_str("the peer closed its output before the operation finished")
             }
             Error::Cancelled => f.write_str("the application cancelled the operation"),
+            Error::Refused(e) => {
+                write!(
+                    f,
+                    "the application refused what the server asked: {}",
+                    e.message
+                )
+            }
         }
     }
 }
@@ -363,6 +374,12 @@ pub enum ProtocolViolation {
         /// The limit in force.
         limit: usize,
     },
+    /// A call whose server asked the application for more input at once than
+    /// [`Limits::asks_waiting`](crate::Limits) lets wait.
+    TooManyAsks {
+        /// The limit in force.
+        limit: usize,
+    },
     /// A listing with more items than the limit.
     TooManyItems {
         /// The limit in force.
@@ -431,6 +448,12 @@ impl fmt::Display for ProtocolViolation {
             ProtocolViolation::TooManyInputRounds { limit } => {
                 write!(f, "a call asked for input again after {limit} rounds")
             }
+            ProtocolViolation::TooManyAsks { limit } => {
+                write!(
+                    f,
+                    "a call asked the application for more than {limit} answers at once"
+                )
+            }
             ProtocolViolation::TooManyItems { limit } => {
                 write!(f, "a listing ran past {limit} items")
             }
@@ -455,8 +478,9 @@ pub enum Incompatible {
         supported: Vec<String>,
     },
     /// The server needs input from the client mid-request (`resultType: input_required`)
-    /// that this client does not provide: anything but the roots, or roots when
-    /// [`Config::roots`](crate::Config) gives none.
+    /// that this client does not provide: roots when [`Config::roots`](crate::Config) gives
+    /// none, an elicitation or sampling [`Config::asks`](crate::Config) does not declare, or
+    /// any other request.
     InputRequired,
     /// Only the stateless revision was acceptable, and the server answered `server/discover`
     /// with an error outside that revision's range: it speaks only the handshake revisions.

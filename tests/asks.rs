@@ -10,10 +10,10 @@
 
 mod common;
 
-use common::{text_reply, Pair, TOOLS};
+use common::{input_required, text_reply, Pair, TOOLS};
 use mcp_sansio::{
-    AskKind, Asks, Config, ElicitationMode, Event, Limits, Misuse, ProtocolChoice, ProtocolVersion,
-    RawObject, Reply, Root, ServerRequest,
+    AskKind, Asks, Config, ElicitationMode, Error, Event, Incompatible, Limits, Misuse,
+    ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject, Reply, Root, ServerRequest,
 };
 use serde_json::{json, Value};
 
@@ -356,18 +356,189 @@ fn a_responder_answers_as_events_are_taken_and_an_answer_too_long_becomes_an_err
     );
 }
 
-#[test]
-fn a_stateless_session_declares_only_its_roots() {
-    let mut config = config(Asks::NONE.with_elicitation().with_sampling());
-    config.protocol = ProtocolChoice::Pinned(ProtocolVersion::V2026_07_28);
+/// A 2026-07-28 client answering `asks`, with one root, connected and listed.
+fn stateless(asks: Asks, limits: Limits) -> (Pair, Value) {
+    let mut config = config(asks);
     config.roots = Some(vec![Root::new("file:///a").unwrap()]);
-    let mut pair = Pair::new(config);
-    let _handshake = pair.client.connect(pair.now).unwrap();
-    pair.drain();
-    let discover = pair.last_sent();
-    assert_eq!(discover["method"], "server/discover");
-    assert_eq!(
-        discover["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
-        json!({"roots": {}})
+    config.limits = limits;
+    Pair::connected_stateless(config)
+}
+
+/// What 2026-07-28 calls ask for: the roots, a user, a model.
+const THREE: &str = concat!(
+    r#"{"r":{"method":"roots/list"},"#,
+    r#""e":{"method":"elicitation/create","params":{"message":"Your name?","requestedSchema":{"type":"object"}}},"#,
+    r#""s":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":9}}}"#
+);
+
+#[test]
+fn a_2026_call_waits_for_the_application_s_answers_and_goes_again_with_them() {
+    let (mut pair, declared) = stateless(
+        Asks::NONE.with_elicitation().with_sampling(),
+        Limits::default(),
     );
+    assert_eq!(
+        declared,
+        json!({"roots": {}, "elicitation": {"form": {}}, "sampling": {}})
+    );
+    let (op, first) = pair.call("word_count", r#"{"text":"a b"}"#);
+    let deadline = pair.client.poll_timeout();
+    pair.sent.clear();
+    pair.reply(&input_required(first, THREE, r#"{"k":2.50}"#));
+    // The roots are the client's to give; the rest waits for the application, and so does
+    // the call, under its one deadline.
+    assert!(pair.sent.is_empty(), "{:?}", pair.sent);
+    let questions = asked(&mut pair);
+    let kinds: Vec<AskKind> = questions.iter().map(ServerRequest::kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            AskKind::Elicitation(ElicitationMode::Form),
+            AskKind::Sampling
+        ]
+    );
+    assert!(pair.client.is_pending(op) && !pair.has_finished(op));
+    assert_eq!(pair.client.poll_timeout(), deadline);
+    assert_eq!(pair.client.in_flight(), 0, "no request is out meanwhile");
+
+    // Answered in any order; the call goes once all are in.
+    let completion =
+        raw(r#"{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}"#);
+    pair.client
+        .answer(questions[1].ticket(), Reply::Result(completion))
+        .unwrap();
+    pair.drain();
+    assert!(pair.sent.is_empty(), "{:?}", pair.sent);
+    pair.client
+        .answer(
+            questions[0].ticket(),
+            Reply::accept(&raw(r#"{"name":"Ana"}"#)),
+        )
+        .unwrap();
+    pair.drain();
+    assert_eq!(pair.sent.len(), 1);
+    let again = pair.last_sent();
+    assert_ne!(pair.last_id(), first, "sent again under a new id");
+    assert_eq!(again["params"]["arguments"], json!({"text": "a b"}));
+    assert!(
+        pair.sent[0].contains(concat!(
+            r#""inputResponses":{"r":{"roots":[{"uri":"file:///a"}]},"#,
+            r#""e":{"action":"accept","content":{"name":"Ana"}},"#,
+            r#""s":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}},"#,
+            r#""requestState":{"k":2.50}"#
+        )),
+        "{}",
+        pair.sent[0]
+    );
+    assert_eq!(
+        pair.client.answer(questions[0].ticket(), Reply::decline()),
+        Err(Misuse::NotAsked)
+    );
+    pair.reply(&text_reply(pair.last_id(), "2"));
+    assert_eq!(pair.finished(op).unwrap().text(), "2");
+}
+
+#[test]
+fn a_2026_call_the_application_refuses_or_lets_run_out_ends_without_going_again() {
+    let asks = Asks::NONE.with_elicitation().with_sampling();
+    // Refused: the call ends with the application's error, and its other question with it.
+    let (mut pair, _) = stateless(asks, Limits::default());
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    pair.sent.clear();
+    pair.reply(&input_required(id, THREE, r#""s""#));
+    let questions = asked(&mut pair);
+    pair.client
+        .answer(questions[1].ticket(), Reply::refuse("no model for you"))
+        .unwrap();
+    pair.drain();
+    assert!(matches!(
+        pair.finished(op),
+        Err(Error::Refused(e)) if e.message == "no model for you"
+    ));
+    assert_eq!(
+        pair.client.answer(questions[0].ticket(), Reply::decline()),
+        Err(Misuse::NotAsked)
+    );
+    pair.drain();
+    assert!(pair.sent.is_empty(), "{:?}", pair.sent);
+
+    // Its deadline passes while it waits: a timeout, and nothing to cancel with the server.
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    pair.sent.clear();
+    pair.reply(&input_required(id, THREE, r#""s""#));
+    let waiting = asked(&mut pair);
+    pair.jump_to_next_timeout();
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Timeout {
+            operation: "tools/call"
+        })
+    );
+    assert!(pair.sent.is_empty(), "{:?}", pair.sent);
+    assert_eq!(
+        pair.client.answer(waiting[0].ticket(), Reply::decline()),
+        Err(Misuse::NotAsked)
+    );
+    assert_eq!(pair.client.poll_timeout(), None);
+
+    // Cancelled by the application while it waits.
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    pair.reply(&input_required(id, THREE, r#""s""#));
+    asked(&mut pair);
+    pair.client.cancel(op).unwrap();
+    pair.drain();
+    assert_eq!(pair.finished(op), Err(Error::Cancelled));
+    assert!(!pair.client.is_pending(op));
+}
+
+#[test]
+fn a_2026_call_asking_past_the_bound_or_out_of_shape_fails_with_nothing_sent() {
+    let mut limits = Limits::default();
+    limits.asks_waiting = 1;
+    let (mut pair, _) = stateless(Asks::NONE.with_elicitation().with_sampling(), limits);
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    pair.sent.clear();
+    pair.reply(&input_required(id, THREE, r#""s""#));
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::TooManyAsks { limit: 1 }))
+    );
+    assert!(asked(&mut pair).is_empty());
+
+    for (requests, malformed) in [
+        (
+            r#"{"e":{"method":"elicitation/create","params":{"message":"m"}}}"#,
+            true,
+        ),
+        (r#"{"e":{"method":"elicitation/create"}}"#, true),
+        (
+            r#"{"u":{"method":"elicitation/create","params":{"mode":"url","message":"m","url":"u","elicitationId":"i"}}}"#,
+            false,
+        ),
+        (r#"{"x":{"method":"tasks/get","params":{}}}"#, false),
+    ] {
+        let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+        pair.reply(&input_required(id, requests, r#""s""#));
+        let outcome = pair.finished(op);
+        if malformed {
+            assert!(
+                matches!(
+                    outcome,
+                    Err(Error::Protocol(ProtocolViolation::InvalidResult { .. }))
+                ),
+                "{requests}: {outcome:?}"
+            );
+        } else {
+            assert_eq!(
+                outcome,
+                Err(Error::Incompatible(Incompatible::InputRequired)),
+                "{requests}"
+            );
+        }
+        assert!(asked(&mut pair).is_empty());
+    }
+    assert!(pair
+        .sent
+        .iter()
+        .all(|frame| !frame.contains("inputResponses")));
 }

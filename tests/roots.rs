@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{text_reply, Pair, TOOLS};
+use common::{input_required, text_reply, Pair, TOOLS};
 use mcp_sansio::{
     Config, Error, Incompatible, Limits, Misuse, ProtocolChoice, ProtocolVersion,
     ProtocolViolation, Root,
@@ -148,25 +148,8 @@ fn roots_that_would_not_fit_in_a_frame_are_refused_and_the_old_ones_stay() {
 /// capabilities its discovery declared.
 fn stateless(roots: Option<Vec<Root>>, limits: Limits) -> (Pair, Value) {
     let mut config = config(roots);
-    config.protocol = ProtocolChoice::Stateless;
     config.limits = limits;
-    let mut pair = Pair::new(config);
-    let op = pair.client.connect(pair.now).unwrap();
-    pair.drain();
-    let declared =
-        pair.last_sent()["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].clone();
-    pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#);
-    pair.finished(op).unwrap();
-    pair.list(TOOLS);
-    (pair, declared)
-}
-
-/// The server's `input_required` answer to request `id`, asking with `requests` (JSON
-/// object text) and `state`.
-fn input_required(id: i64, requests: &str, state: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"input_required","inputRequests":{requests},"requestState":{state}}}}}"#
-    )
+    Pair::connected_stateless(config)
 }
 
 #[test]

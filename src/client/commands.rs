@@ -4,7 +4,6 @@
 use alloc::{string::String, vec::Vec};
 
 use super::{Client, State};
-use crate::asks::{Reply, Ticket};
 use crate::catalog::Catalog;
 use crate::client::Notice;
 use crate::error::{Error, Misuse};
@@ -77,37 +76,6 @@ impl Client {
         if stateful {
             self.queue_notification(Notice::RootsChanged, None);
         }
-        Ok(())
-    }
-
-    /// Answers the server's request `ticket` (an [`Event::ServerRequest`](crate::Event))
-    /// with `reply`, exactly as given.
-    ///
-    /// # Errors
-    /// [`Misuse::NotAsked`] if no request waits under `ticket` (answered already, withdrawn
-    /// by the server's `notifications/cancelled`, or never given by this client);
-    /// [`Misuse::FrameTooLong`] if the answer would not fit in one frame, and the request
-    /// still waits; [`Misuse::ConnectionFailed`] after a failure.
-    pub fn answer(&mut self, ticket: Ticket, reply: Reply) -> Result<(), Misuse> {
-        if self.is_failed() {
-            return Err(Misuse::ConnectionFailed);
-        }
-        let at = self
-            .asks
-            .iter()
-            .position(|(waiting, _)| *waiting == ticket)
-            .ok_or(Misuse::NotAsked)?;
-        let id = self
-            .asks
-            .get(at)
-            .map(|(_, id)| id.clone())
-            .ok_or(Misuse::NotAsked)?;
-        let outcome = match reply {
-            Reply::Result(result) => Outcome::Result(result),
-            Reply::Error(error) => Outcome::Error(error),
-        };
-        self.respond(id, outcome)?;
-        self.asks.remove(at);
         Ok(())
     }
 
@@ -210,6 +178,9 @@ impl Client {
     /// [`Misuse::UnknownOperation`] if the operation is not in progress.
     pub fn cancel(&mut self, op: impl Into<OpId>) -> Result<(), Misuse> {
         let op = op.into();
+        if self.end_parked(op, |_| Error::Cancelled) {
+            return Ok(());
+        }
         let id = self
             .requests
             .iter()

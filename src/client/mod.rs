@@ -2,6 +2,7 @@
 //! leaves through `poll_*`. The client is a dispatcher: it binds each answer to the
 //! operation waiting for it in the request table and lets that operation's machine decide.
 
+mod asks;
 mod binding;
 mod commands;
 mod requests;
@@ -12,7 +13,7 @@ use alloc::collections::VecDeque;
 use alloc::{string::String, vec::Vec};
 use core::time::Duration;
 
-use crate::asks::{Asks, Reply, Responder, ServerRequest, Ticket};
+use crate::asks::{Asks, Reply, Responder, Ticket};
 use crate::catalog::{Catalog, CatalogPolicy};
 use crate::error::{Error, HttpError, Misuse, ProtocolViolation};
 use crate::event::{Event, OpId, Output, ServerNotification};
@@ -20,7 +21,7 @@ use crate::frame::{FrameReader, Framed};
 use crate::id::RequestId;
 use crate::json::view::{JsonRef, Object};
 use crate::json::RawObject;
-use crate::message::{encode_frame, FrameParser, Incoming, Message, Outcome, Request, Response};
+use crate::message::{FrameParser, Incoming, Message, Outcome, Request};
 use crate::method::Method;
 use crate::ops::handshake::{client_info, request_meta};
 use crate::ops::{Context, Operation, Step};
@@ -30,6 +31,7 @@ use crate::server::Connected;
 use crate::time::Instant;
 use crate::version::{Era, ProtocolChoice};
 use crate::{Allowlist, Limits, Root};
+use asks::Awaiting;
 
 use requests::{Bound, Requests};
 use transmit::Transmit;
@@ -83,12 +85,15 @@ pub struct Config {
     /// What a server may ask of the application: elicitation, sampling. Default:
     /// [`Asks::NONE`], and such requests get -32601.
     ///
-    /// What these declare, the `initialize` of 2025-06-18 and 2025-11-25 declares as
-    /// capabilities. Each such request whose params have the revision's shape becomes an
-    /// [`Event::ServerRequest`], at most [`Limits::asks_waiting`] at a time, and gets
-    /// exactly the answer the application gives with [`Client::answer`]; one of a mode or
-    /// kind not declared, or malformed, gets -32602 and is never seen. In 2026-07-28 they
-    /// are not declared.
+    /// What these name is declared as capabilities: in the `initialize` of 2025-06-18 and
+    /// 2025-11-25, and in every 2026-07-28 request's `_meta`. Each such request whose params
+    /// have the revision's shape becomes an [`Event::ServerRequest`], at most
+    /// [`Limits::asks_waiting`] at a time, and gets exactly the answer the application gives
+    /// with [`Client::answer`]; one of a mode or kind not declared, or malformed, gets
+    /// -32602 and is never seen. In 2026-07-28 a server asks through a call's
+    /// `input_required` result: the call waits, under its one deadline, until the
+    /// application has answered every question, then goes again with the answers (an error
+    /// for an answer ends it with [`Error::Refused`](crate::Error::Refused)).
     pub asks: Asks,
 }
 
@@ -191,10 +196,13 @@ pub struct Client {
     /// The operation renewing an expired HTTP session, which no command started: its end
     /// is not an event.
     renewal: Option<OpId>,
-    /// The capabilities the handshake revisions' `initialize` declares.
-    capabilities: String,
+    /// The capabilities the handshake revisions' `initialize` declares, and those every
+    /// 2026-07-28 request does.
+    capabilities: [String; 2],
     /// The server's requests waiting for the application's answer, oldest first.
-    asks: Vec<(Ticket, RequestId)>,
+    asks: Vec<(Ticket, Awaiting)>,
+    /// Calls waiting for the application's answers before they go again (2026-07-28).
+    parked: Vec<InFlight>,
     /// The ticket the next of them gets.
     next_ticket: u64,
 }
@@ -216,8 +224,12 @@ impl Client {
             result_type: memchr::memmem::Finder::new(b"\"resultType\""),
             header_markers: false,
             renewal: None,
-            capabilities: stateful_capabilities(&config),
+            capabilities: [
+                capabilities(&config, Era::Stateful),
+                capabilities(&config, Era::Stateless),
+            ],
             asks: Vec::new(),
+            parked: Vec::new(),
             next_ticket: 0,
             config,
         }
@@ -251,6 +263,7 @@ impl Client {
     pub fn is_pending(&self, op: impl Into<OpId>) -> bool {
         let op = op.into();
         self.requests.iter().any(|(_, request)| request.op == op)
+            || self.parked.iter().any(|request| request.op == op)
     }
 
     /// Whether the connection has failed (see [`Event::Failed`]).
@@ -307,6 +320,17 @@ impl Client {
 
     /// Applies every deadline and timer up to `now`. Harmless when early or repeated.
     pub fn handle_timeout(&mut self, now: Instant) {
+        let parked: Vec<OpId> = self
+            .parked
+            .iter()
+            .filter(|r| r.deadline <= now)
+            .map(|r| r.op)
+            .collect();
+        for op in parked {
+            self.end_parked(op, |method| Error::Timeout {
+                operation: method.operation(),
+            });
+        }
         let due: Vec<i64> = self
             .requests
             .iter()
@@ -408,6 +432,7 @@ impl Client {
                     .timer()
                     .map_or(r.deadline, |t| t.min(r.deadline))
             })
+            .chain(self.parked.iter().map(|r| r.deadline))
             .min()
     }
 
@@ -483,6 +508,7 @@ impl Client {
         match step {
             Step::Done(output) => self.finish(request.op, Ok(output)),
             Step::Fail(error) => self.finish(request.op, Err(error)),
+            Step::Ask(asked) => self.park(request, asked),
             Step::Send(next) => {
                 let InFlight {
                     op,
@@ -552,16 +578,16 @@ impl Client {
             limits: &self.config.limits,
             choice: self.config.protocol,
             roots: self.config.roots.as_deref(),
+            asks: self.config.asks,
         }
     }
 
-    /// The capabilities this client declares in `era`: in the handshake revisions, roots
-    /// (with `listChanged`) and what [`Config::asks`] names; in 2026-07-28 only roots.
+    /// The capabilities this client declares in `era`: see [`capabilities`].
     pub(crate) fn capabilities(&self, era: Era) -> &str {
-        match (era, self.config.roots.is_some()) {
-            (Era::Stateful, _) => &self.capabilities,
-            (Era::Stateless, false) => "{}",
-            (Era::Stateless, true) => r#"{"roots":{}}"#,
+        let [stateful, stateless] = &self.capabilities;
+        match era {
+            Era::Stateful => stateful,
+            Era::Stateless => stateless,
         }
     }
 
@@ -588,7 +614,8 @@ impl Client {
     fn fail_connection(&mut self, error: Error) {
         self.state = State::Failed;
         self.asks.clear();
-        for request in self.requests.clear() {
+        let parked = core::mem::take(&mut self.parked);
+        for request in self.requests.clear().into_iter().chain(parked) {
             self.events.push_back(Event::Finished {
                 op: request.op,
                 outcome: Err(error.clone()),
@@ -608,8 +635,7 @@ impl Client {
 
     /// A stateful server's request: `ping` gets `{}`, `roots/list` the roots where
     /// [`Config::roots`] declared them; what [`Config::asks`] declares waits for the
-    /// application (or gets -32602 when malformed, -32603 past
-    /// [`Limits::asks_waiting`]); anything else needs a capability this client does not
+    /// application ([`hand_over`](Self::hand_over)); anything else needs a capability this client does not
     /// declare, and gets -32601.
     fn answer_server_request(&mut self, request: Request) {
         let outcome = if request.method == "ping" {
@@ -622,23 +648,14 @@ impl Client {
                 .asks
                 .read(&request.method, request.params.as_ref())
             {
-                Some(Ok(kind)) if self.asks.len() < self.config.limits.asks_waiting => {
-                    let ticket = Ticket(self.next_ticket);
-                    self.next_ticket += 1;
-                    self.asks.push((ticket, request.id));
+                Some(Ok(kind)) => {
                     let params = request.params.unwrap_or_else(RawObject::empty);
-                    self.events.push_back(Event::ServerRequest(ServerRequest {
-                        ticket,
-                        kind,
-                        params,
-                    }));
-                    return;
+                    match self.hand_over(Awaiting::Request(request.id.clone()), kind, params) {
+                        Ok(()) => return,
+                        Err(error) => Outcome::Error(error),
+                    }
                 }
-                Some(Ok(_)) => Outcome::Error(RpcError::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    "too many requests wait for the application's answer",
-                )),
-                Some(Err(error)) => Outcome::Error(error),
+                Some(Err(refusal)) => Outcome::Error(refusal.rpc_error()),
                 None => Outcome::Error(RpcError::new(
                     ErrorCode::METHOD_NOT_FOUND,
                     "Method not found",
@@ -648,31 +665,6 @@ impl Client {
         // Only a string id longer than the frame limit could make the answer too long; such
         // a request gets no answer.
         let _ = self.respond(request.id, outcome);
-    }
-
-    /// Queues the answer to the server's request `id`.
-    pub(super) fn respond(&mut self, id: RequestId, outcome: Outcome) -> Result<(), Misuse> {
-        let message = Message::Response(Response { id, outcome });
-        if self.room_to_send().is_err() {
-            return Err(Misuse::ConnectionFailed);
-        }
-        let limits = &self.config.limits;
-        self.transmit.push(Sent::Response, |out| {
-            let start = out.len();
-            encode_frame(&message, limits, out).map(|()| out.len() - start)
-        })
-    }
-
-    /// The server withdrew its request: if it waits for the application, it waits no more.
-    fn on_cancelled(&mut self, params: Option<&RawObject>) {
-        let Some(id) = params.and_then(|p| Object::of(p).get("requestId")) else {
-            return;
-        };
-        self.asks.retain(|(_, waiting)| {
-            let mut text = Vec::new();
-            waiting.write_json(&mut text);
-            text != id.text().as_bytes()
-        });
     }
 }
 
@@ -704,12 +696,16 @@ fn check_result_type(
     }
 }
 
-/// The capabilities `config` declares in `initialize`: roots, where the application gives
-/// some, and what it answers itself.
-fn stateful_capabilities(config: &Config) -> String {
+/// The capabilities `config` declares in `era`: roots, where the application gives some
+/// (with `listChanged` in the handshake revisions, which have the notification), and what
+/// the application answers itself.
+fn capabilities(config: &Config, era: Era) -> String {
     let mut members = String::new();
     if config.roots.is_some() {
-        members.push_str(r#""roots":{"listChanged":true}"#);
+        members.push_str(match era {
+            Era::Stateful => r#""roots":{"listChanged":true}"#,
+            Era::Stateless => r#""roots":{}"#,
+        });
     }
     let asks = config.asks.capability_members();
     if !members.is_empty() && !asks.is_empty() {

@@ -6,6 +6,7 @@ use alloc::boxed::Box;
 
 use super::transmit::{Notice, Sent};
 use super::{Client, InFlight, Session, State};
+use crate::asks::Asks;
 use crate::error::{Error, Misuse, ProtocolViolation};
 use crate::event::{Op, OpId};
 use crate::json::write::{object_text, ObjectWriter};
@@ -65,19 +66,17 @@ impl Client {
         members: impl FnOnce(&mut ObjectWriter<'_>),
     ) -> Result<Op<T>, Misuse> {
         self.ready_for(kind.needs())?;
-        // Where the call may have to go again with the roots its server asks for, its params
-        // are kept for that; nowhere else is anything kept.
+        // Where the call may have to go again with the input its server asks for (roots the
+        // application gives, or what it answers), its params are kept for that; nowhere else
+        // is anything kept.
         let stateless = self
             .connection()
             .is_some_and(|c| c.version.era() == Era::Stateless);
-        if stateless && self.config.roots.is_some() {
+        if stateless && (self.config.roots.is_some() || self.config.asks != Asks::NONE) {
             let params = object_text(members);
             let call = Call {
                 kind,
-                again: Some(Box::new(Again {
-                    params: params.clone(),
-                    rounds: 0,
-                })),
+                again: Some(Box::new(Again::new(params.clone()))),
             };
             return self.start(Operation::Call(call), Method::Call(kind), now, |writer| {
                 writer.members_of_text(&params);

@@ -1,16 +1,20 @@
 //! Calls: one request, one typed result (`tools/call`, `resources/read`, `prompts/get`), and
-//! in 2026-07-28 the same request sent again with the roots a server asked for.
+//! in 2026-07-28 the same request sent again with the input a server asked for: the roots,
+//! which the client gives, and what the application answers (elicitation, sampling).
 
 use alloc::boxed::Box;
 use alloc::string::String;
+use alloc::vec::Vec;
 
+use crate::asks::{AskKind, Refusal};
 use crate::error::{Error, Incompatible, ProtocolViolation};
 use crate::event::Output;
 use crate::json::view::{JsonRef, Object, Problem};
-use crate::json::write::object_text;
+use crate::json::write::{object_text, ObjectWriter};
+use crate::json::RawObject;
 use crate::method::{CallKind, Method};
 use crate::results::{CallToolResult, GetPromptResult, ResourceContents};
-use crate::roots::{roots_result, Root};
+use crate::roots::roots_result;
 
 use super::{Context, Machine, Next, Step};
 
@@ -19,7 +23,7 @@ use super::{Context, Machine, Next, Step};
 pub(crate) struct Call {
     pub(crate) kind: CallKind,
     /// What sending the call again takes, kept only where the client can answer an
-    /// `input_required` result: a 2026-07-28 session that gives roots.
+    /// `input_required` result: a 2026-07-28 session that gives roots or answers asks.
     pub(crate) again: Option<Box<Again>>,
 }
 
@@ -30,7 +34,28 @@ pub(crate) struct Again {
     pub(crate) params: String,
     /// How many times it was sent again so far.
     pub(crate) rounds: usize,
+    /// The input being gathered for the next round: each key and its answer (compact object
+    /// text) once it is known, in the server's order.
+    pub(crate) input: Vec<(String, Option<String>)>,
+    /// The `requestState` to echo in the next round, as it came.
+    pub(crate) state: Option<String>,
 }
+
+impl Again {
+    /// A call with `params` that has not been sent again yet.
+    pub(crate) fn new(params: String) -> Self {
+        Again {
+            params,
+            rounds: 0,
+            input: Vec::new(),
+            state: None,
+        }
+    }
+}
+
+/// What an `input_required` asks of the application: the requests it must answer before
+/// the call can go again, each with its place among the call's input.
+pub(crate) type Asked = Vec<(usize, AskKind, RawObject)>;
 
 impl Call {
     /// A call that is never sent again.
@@ -52,28 +77,69 @@ impl Machine for Call {
         }
     }
 
-    /// The server asks for input: where it asks only for the roots and the application
-    /// gives some, the call goes again under a new id with them, at most
-    /// [`Limits::input_rounds`](crate::Limits) times; anything else is refused.
+    /// The server asks for input: the roots are given where the application gives some,
+    /// and what [`Config::asks`](crate::Config) declares waits for the application (see
+    /// [`Call::give`]); then the call goes again under a new id, at most
+    /// [`Limits::input_rounds`](crate::Limits) times. Anything else is refused.
     fn on_input_required(&mut self, result: &Object<'_>, ctx: &Context<'_>) -> Step {
-        let (Some(again), Some(roots)) = (self.again.as_deref_mut(), ctx.roots) else {
+        let Some(again) = self.again.as_deref_mut() else {
             return Step::Fail(Incompatible::InputRequired.into());
         };
         let limit = ctx.limits.input_rounds;
         if again.rounds >= limit {
             return Step::Fail(ProtocolViolation::TooManyInputRounds { limit }.into());
         }
-        match answered(result, roots, &again.params) {
-            Ok(Some(params)) => {
-                again.rounds += 1;
-                Step::Send(Next::Again {
-                    kind: self.kind,
-                    params,
-                })
-            }
+        match gather(result, ctx, again) {
+            Ok(Some(asked)) if asked.is_empty() => self.go_again(),
+            Ok(Some(asked)) => Step::Ask(asked),
             Ok(None) => Step::Fail(Incompatible::InputRequired.into()),
             Err(problem) => Step::Fail(self.invalid(problem)),
         }
+    }
+}
+
+impl Call {
+    /// The application answered the input at `index` with `answer` (compact object text):
+    /// once every answer is in, the call goes again; until then, `None`.
+    pub(crate) fn give(&mut self, index: usize, answer: String) -> Option<Step> {
+        let again = self.again.as_deref_mut()?;
+        if let Some((_, slot)) = again.input.get_mut(index) {
+            *slot = Some(answer);
+        }
+        again
+            .input
+            .iter()
+            .all(|(_, answer)| answer.is_some())
+            .then(|| self.go_again())
+    }
+
+    /// The call sent again: its params, then `inputResponses` with every answer gathered,
+    /// then the `requestState` as it came.
+    fn go_again(&mut self) -> Step {
+        let Some(again) = self.again.as_deref_mut() else {
+            return Step::Fail(Incompatible::InputRequired.into());
+        };
+        again.rounds += 1;
+        let input = core::mem::take(&mut again.input);
+        let state = again.state.take();
+        let params = object_text(|params| {
+            params.members_of_text(&again.params);
+            if !input.is_empty() {
+                params.key("inputResponses");
+                let mut responses = ObjectWriter::open(params.out());
+                for (key, answer) in &input {
+                    responses.raw(key, answer.as_deref().unwrap_or("{}"));
+                }
+                responses.close();
+            }
+            if let Some(state) = &state {
+                params.raw("requestState", state);
+            }
+        });
+        Step::Send(Next::Again {
+            kind: self.kind,
+            params,
+        })
     }
 }
 
@@ -86,45 +152,49 @@ impl Call {
     }
 }
 
-/// The params of the call sent again: `params`' members, then `inputResponses` answering
-/// each of `result`'s `inputRequests` with `roots`, then its `requestState` as it came.
-/// `None` when the server asks for anything but the roots.
-fn answered(result: &Object<'_>, roots: &[Root], params: &str) -> Result<Option<String>, Problem> {
+/// Reads `result`'s `inputRequests` into `again`: the roots answered at once, what the
+/// application answers listed in what this returns. `None` when the server asks for
+/// anything this client did not declare.
+fn gather(
+    result: &Object<'_>,
+    ctx: &Context<'_>,
+    again: &mut Again,
+) -> Result<Option<Asked>, Problem> {
     let [requests, state] = result.fields(["inputRequests", "requestState"]);
     if requests.is_none() && state.is_none() {
         return Err("input_required with neither inputRequests nor requestState");
     }
-    let responses = match requests {
-        None => None,
-        Some(requests) => {
-            let requests = requests
-                .as_object()
-                .ok_or("inputRequests is not an object")?;
-            for (_, request) in requests.members() {
-                let method = request
-                    .as_object()
-                    .and_then(|request| request.get("method"))
-                    .and_then(JsonRef::as_str)
-                    .ok_or("an input request without a method")?;
-                if method != "roots/list" {
-                    return Ok(None);
+    again.state = state.map(|state| String::from(state.text()));
+    again.input.clear();
+    let mut asked = Vec::new();
+    let Some(requests) = requests else {
+        return Ok(Some(asked));
+    };
+    let requests = requests
+        .as_object()
+        .ok_or("inputRequests is not an object")?;
+    for (key, request) in requests.members() {
+        let request = request.as_object();
+        let [method, params] = request.map_or([None, None], |r| r.fields(["method", "params"]));
+        let method = method
+            .and_then(JsonRef::as_str)
+            .ok_or("an input request without a method")?;
+        let answer = match (method.as_ref(), ctx.roots) {
+            ("roots/list", Some(roots)) => Some(roots_result(roots)),
+            _ => {
+                let params = params.and_then(JsonRef::as_object).map(Object::to_raw);
+                match ctx.asks.read(&method, params.as_ref()) {
+                    None | Some(Err(Refusal::Mode)) => return Ok(None),
+                    Some(Err(Refusal::Malformed(why))) => return Err(why),
+                    Some(Ok(kind)) => {
+                        let params = params.unwrap_or_else(RawObject::empty);
+                        asked.push((again.input.len(), kind, params));
+                        None
+                    }
                 }
             }
-            let listed = roots_result(roots);
-            Some(object_text(|responses| {
-                for (key, _) in requests.members() {
-                    responses.raw(&key, &listed);
-                }
-            }))
-        }
-    };
-    Ok(Some(object_text(|again| {
-        again.members_of_text(params);
-        if let Some(responses) = &responses {
-            again.raw("inputResponses", responses);
-        }
-        if let Some(state) = state {
-            again.raw("requestState", state.text());
-        }
-    })))
+        };
+        again.input.push((String::from(key.as_ref()), answer));
+    }
+    Ok(Some(asked))
 }

@@ -18,7 +18,7 @@ use crate::method::{ListKind, Method};
 use crate::rpc_error::RpcError;
 use crate::time::Instant;
 use crate::version::{ProtocolChoice, ProtocolVersion};
-use crate::{Limits, Root};
+use crate::{Asks, Limits, Root};
 
 /// What the operations may read of the client's settings.
 pub(crate) struct Context<'a> {
@@ -26,6 +26,8 @@ pub(crate) struct Context<'a> {
     pub(crate) choice: ProtocolChoice,
     /// The roots the application gives, if it declared them.
     pub(crate) roots: Option<&'a [Root]>,
+    /// What the application answers itself.
+    pub(crate) asks: Asks,
 }
 
 /// What an operation does next.
@@ -37,6 +39,9 @@ pub(crate) enum Step {
     Done(Output),
     /// The operation failed.
     Fail(Error),
+    /// The operation waits for the application to answer these requests (a call in
+    /// 2026-07-28), under its one deadline.
+    Ask(call::Asked),
 }
 
 /// A request an operation sends after its first one, described by what it needs.
@@ -116,7 +121,8 @@ pub(crate) trait Machine {
     }
 
     /// The result says the server needs input first (`resultType: input_required`, a
-    /// validated object). Only a call may provide it; every other operation fails.
+    /// validated object). Only a call may provide it (going again, or waiting for the
+    /// application with [`Step::Ask`]); every other operation fails.
     fn on_input_required(&mut self, _result: &Object<'_>, _ctx: &Context<'_>) -> Step {
         Step::Fail(Incompatible::InputRequired.into())
     }

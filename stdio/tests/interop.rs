@@ -125,7 +125,7 @@ impl Peer {
     fn tools(self) -> std::ops::RangeInclusive<usize> {
         match self {
             Peer::Python2 | Peer::Python1 | Peer::Routed => 1..=1,
-            Peer::Roots2 => 6..=6,
+            Peer::Roots2 => 8..=8,
             Peer::Roots1 => 5..=5,
             Peer::Everything => 12..=13,
         }
@@ -1197,6 +1197,16 @@ fn server_everything_asks_the_application_and_hears_exactly_its_answers() {
     runtime.block_on(server.close()).unwrap();
 }
 
+/// Calls each tool of `expected` through `call`, and checks it answers as expected.
+fn each_answers<E: std::fmt::Debug>(
+    expected: &[(&str, &str)],
+    mut call: impl FnMut(&str) -> Result<mcp_sansio::CallToolResult, E>,
+) {
+    for (tool, answer) in expected {
+        assert_eq!(call(tool).unwrap().text(), *answer, "{tool}");
+    }
+}
+
 /// Both Python SDKs ask through `ctx.elicit`, `ctx.elicit_url` and `create_message` in the
 /// middle of a call (`word_count_server.py --roots`), and read what the application
 /// answered; a client that declares neither gets a tool error from the SDK, not a hang.
@@ -1238,10 +1248,7 @@ fn the_python_sdks_ask_the_user_and_the_model_through_the_application() {
         server.set_responder(respond);
         server.connect().unwrap();
         server.list_tools().unwrap();
-        for (tool, answer) in expected {
-            let result = server.call_tool(tool, &empty).unwrap();
-            assert_eq!(result.text(), answer, "{peer:?} {tool}");
-        }
+        each_answers(&expected, |tool| server.call_tool(tool, &empty));
         server.close(Duration::from_secs(2)).unwrap();
 
         let served = HttpPeer::start(peer, Served::Events);
@@ -1249,10 +1256,7 @@ fn the_python_sdks_ask_the_user_and_the_model_through_the_application() {
         server.set_responder(respond);
         server.connect().unwrap();
         server.list_tools().unwrap();
-        for (tool, answer) in expected {
-            let result = server.call_tool(tool, &empty).unwrap();
-            assert_eq!(result.text(), answer, "{peer:?} over HTTP {tool}");
-        }
+        each_answers(&expected, |tool| server.call_tool(tool, &empty));
         server.close();
 
         // Nothing declared (in 2026-07-28 with `mcp` 2.x, in 2025-11-25 with 1.x): the SDK
@@ -1269,6 +1273,82 @@ fn the_python_sdks_ask_the_user_and_the_model_through_the_application() {
             );
         }
         server.close(Duration::from_secs(2)).unwrap();
+    }
+}
+
+/// In 2026-07-28 `mcp` 2.3's resolver asks through `input_required` (`resolved_name`, and
+/// `resolved_both`, which asks the user and the model in one round): the application answers
+/// each question, and the call goes again with them, over stdio and over HTTP with events
+/// and with JSON replies, through the blocking drivers' responders and the async driver's
+/// handle. Refused, the call fails with the application's error and is not sent again.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn mcp_2_3_s_resolver_asks_in_2026_and_the_call_goes_again_with_the_application_s_answers() {
+    let mut config = config(Peer::Roots2, ProtocolChoice::Stateless);
+    config.allowlist = ["resolved_name", "resolved_both"].into_iter().collect();
+    config.asks = Asks::NONE.with_elicitation().with_sampling();
+    let raw = |text| RawObject::parse(text, &Limits::default()).unwrap();
+    let reply = move |kind: AskKind| match kind {
+        AskKind::Sampling => Reply::Result(raw(COMPLETION)),
+        _ => Reply::accept(&raw(r#"{"name":"Ana"}"#)),
+    };
+    let respond = move |request: &ServerRequest| reply(request.kind());
+    let expected = [
+        ("resolved_name", "hello Ana"),
+        (
+            "resolved_both",
+            "Ana and house-model said from the application",
+        ),
+    ];
+    let empty = RawObject::empty();
+
+    let mut server = StdioClient::spawn(&Peer::Roots2.command(), config.clone()).unwrap();
+    server.set_responder(respond);
+    assert_eq!(
+        server.connect().unwrap().version,
+        ProtocolVersion::V2026_07_28
+    );
+    server.list_tools().unwrap();
+    each_answers(&expected, |tool| server.call_tool(tool, &empty));
+    server.close(Duration::from_secs(2)).unwrap();
+
+    for served in [Served::Events, Served::Json] {
+        let served = HttpPeer::start(Peer::Roots2, served);
+        let mut server = HttpClient::new(&served.url, config.clone()).unwrap();
+        server.set_responder(respond);
+        server.connect().unwrap();
+        server.list_tools().unwrap();
+        each_answers(&expected, |tool| server.call_tool(tool, &empty));
+        // Refused by the application: the call ends with its error.
+        server.set_responder(|_: &ServerRequest| Reply::refuse("not now"));
+        let refused = server.call_tool("resolved_name", &empty);
+        assert!(
+            matches!(&refused, Err(HttpClientError::Mcp(Error::Refused(e))) if e.message == "not now"),
+            "{refused:?}"
+        );
+        server.close();
+
+        // The async driver: each question from the events, each answer through the handle.
+        let (runtime, server, mut events) = served.async_connect(config.clone());
+        runtime.block_on(server.list_tools()).unwrap();
+        for (tool, answer) in expected {
+            let questions = if tool == "resolved_both" { 2 } else { 1 };
+            let answering = async {
+                for _ in 0..questions {
+                    loop {
+                        if let Some(Event::ServerRequest(request)) = events.recv().await {
+                            let reply = reply(request.kind());
+                            server.answer(request.ticket(), reply).await.unwrap();
+                            break;
+                        }
+                    }
+                }
+            };
+            let (called, ()) =
+                runtime.block_on(async { tokio::join!(server.call_tool(tool, &empty), answering) });
+            assert_eq!(called.unwrap().text(), answer, "{tool}");
+        }
+        runtime.block_on(server.close()).unwrap();
     }
 }
 
