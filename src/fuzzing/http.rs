@@ -11,8 +11,8 @@ use core::time::Duration;
 use arbitrary::{Arbitrary, Unstructured};
 
 use crate::{
-    Allowlist, Config, Event, HttpRequest, HttpSession, Instant, OpId, ProtocolChoice, RawObject,
-    ReplyHead,
+    Allowlist, Asks, Config, Event, HttpRequest, HttpSession, Instant, OpId, ProtocolChoice,
+    RawObject, Reply, ReplyHead,
 };
 
 /// One thing that happens, to the exchange `pick` (modulo those open) where it names one.
@@ -72,6 +72,9 @@ pub fn http_session(data: &[u8]) {
     // Declared, so that a `roots/list` the input holds is answered, and POSTed, and a
     // 2026-07-28 call asked for the roots goes again with them.
     config.roots = Some(Vec::new());
+    // And the user is asked: an elicitation the input holds, or a 2026-07-28 call's, is
+    // answered by the application at once.
+    config.asks = Asks::NONE.with_elicitation();
     let mut driver = Driver {
         http: HttpSession::new(config).with_url("http://127.0.0.1:1/sse"),
         now: Instant::ZERO,
@@ -133,8 +136,19 @@ impl Driver {
             self.open.retain(|r| r.exchange != aborted);
         }
         while let Some(event) = self.http.poll_event() {
-            if let Event::Finished { op, .. } = event {
-                *self.ops.entry(op).or_insert(0) += 1;
+            match event {
+                Event::Finished { op, .. } => *self.ops.entry(op).or_insert(0) += 1,
+                Event::ServerRequest(request) => {
+                    let answered = self
+                        .http
+                        .client_mut()
+                        .answer(request.ticket(), Reply::decline());
+                    assert_eq!(answered, Ok(()), "a question that cannot be answered");
+                    while let Some(request) = self.http.poll_request() {
+                        self.open.push(request);
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -286,9 +300,10 @@ fn answer(request: &HttpRequest) -> Vec<u8> {
         _ if text.contains("\"tools/list\"") => {
             r#"{"tools":[{"name":"word_count","inputSchema":{"type":"object"}}]}"#
         }
-        // A 2026-07-28 call is first asked for the roots, and answered once it brings them.
+        // A 2026-07-28 call is first asked for the roots and the user, and answered once it
+        // brings them.
         Some("tools/call") if !text.contains("\"inputResponses\"") => {
-            r#"{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"s"}"#
+            r#"{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"},"e":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object"}}}},"requestState":"s"}"#
         }
         _ => r#"{"content":[]}"#,
     };

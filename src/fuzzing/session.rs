@@ -9,8 +9,8 @@ use core::time::Duration;
 use arbitrary::{Arbitrary, Unstructured};
 
 use crate::{
-    Allowlist, CallToolResult, Client, Config, Error, Event, Instant, Limits, Misuse, Op, OpId,
-    ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject, Root,
+    Allowlist, Asks, CallToolResult, Client, Config, Error, Event, Instant, Limits, Misuse, Op,
+    OpId, ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject, Reply, Root, Ticket,
 };
 
 /// The most steps one scenario holds: long enough to fill the request table and run
@@ -68,6 +68,14 @@ pub enum Step {
     },
     /// The server asks for the roots.
     AskRoots,
+    /// The server asks the user (an elicitation), which the application answers at once
+    /// (a decline) or, with `hold`, keeps unanswered until [`Step::AnswerAsks`].
+    Ask {
+        /// Whether this and later questions are kept unanswered.
+        hold: bool,
+    },
+    /// The application answers every question it kept, and once more the first of them.
+    AnswerAsks,
 }
 
 impl Step {
@@ -154,14 +162,23 @@ struct Written<'a> {
     #[serde(borrow)]
     method: Option<&'a str>,
     params: Option<Cancelled>,
-    result: Option<RootsListed>,
+    #[serde(borrow)]
+    result: Option<Answered<'a>>,
+    error: Option<Refused>,
 }
 
-/// The result the client wrote: the answer to the server's ping (no roots) or to its
-/// `roots/list`.
+/// The result the client wrote: the answer to the server's ping (nothing), to its
+/// `roots/list` (roots), or to its elicitation (an action).
 #[derive(serde::Deserialize)]
-struct RootsListed {
+struct Answered<'a> {
     roots: Option<Vec<serde::de::IgnoredAny>>,
+    action: Option<&'a str>,
+}
+
+/// The error the client wrote: to a question past the bound of those waiting.
+#[derive(serde::Deserialize)]
+struct Refused {
+    code: i64,
 }
 
 /// An id: the client's requests carry integers; its answers to the server's ping carry the
@@ -221,6 +238,15 @@ struct Model {
     announced: usize,
     /// How many roots each answer to `roots/list` held, in order.
     listed: Vec<usize>,
+    /// How many questions the server asked, and how many answers (the application's, or
+    /// the client's refusal past the bound) it read.
+    asked: usize,
+    replied: usize,
+    /// Whether the application keeps questions unanswered, and those it keeps.
+    hold: bool,
+    held: Vec<Ticket>,
+    /// The bound on questions waiting.
+    asks_waiting: usize,
 }
 
 impl Model {
@@ -229,7 +255,11 @@ impl Model {
         config.limits = Limits::teaching();
         config.limits.requests_in_flight = IN_FLIGHT;
         config.roots = Some(Vec::new());
+        config.asks = Asks::NONE.with_elicitation();
+        // Small, so that scenarios reach the bound.
+        config.limits.asks_waiting = 2;
         Model {
+            asks_waiting: config.limits.asks_waiting,
             cap: config.limits.notifications_before_answer,
             timeout: config.limits.operation_timeout,
             client: connected_client(config),
@@ -244,6 +274,10 @@ impl Model {
             roots: 0,
             announced: 0,
             listed: Vec::new(),
+            asked: 0,
+            replied: 0,
+            hold: false,
+            held: Vec::new(),
         }
     }
 
@@ -271,11 +305,26 @@ impl Model {
                     );
                 }
                 (Some("notifications/roots/list_changed"), None) => self.announced += 1,
-                (None, Some(Id::Other)) => {
-                    if let Some(roots) = written.result.and_then(|r| r.roots) {
-                        self.listed.push(roots.len());
+                (None, Some(Id::Other)) => match (written.result, written.error) {
+                    (
+                        Some(Answered {
+                            roots: Some(roots), ..
+                        }),
+                        _,
+                    ) => self.listed.push(roots.len()),
+                    (
+                        Some(Answered {
+                            action: Some(action),
+                            ..
+                        }),
+                        _,
+                    ) => {
+                        assert_eq!(action, "decline", "not the application's answer");
+                        self.replied += 1;
                     }
-                }
+                    (_, Some(Refused { code: -32603 })) => self.replied += 1,
+                    _ => {}
+                },
                 _ => {}
             }
             self.out.clear();
@@ -357,7 +406,13 @@ impl Model {
                 Event::Failed(_) => self.failed = true,
                 Event::Notification(_) => {}
                 Event::ServerRequest(request) => {
-                    panic!("{request:?} reached an application that declared no asks")
+                    if self.hold {
+                        self.held.push(request.ticket());
+                    } else {
+                        let answered = self.client.answer(request.ticket(), Reply::decline());
+                        assert_eq!(answered, Ok(()), "a question the application cannot answer");
+                        self.server_reads();
+                    }
                 }
             }
         }
@@ -512,6 +567,44 @@ impl Model {
                     assert_eq!(set, Ok(()), "roots refused by a healthy client");
                     self.roots = given;
                     assert_eq!(self.announced, announced + 1, "a change not announced");
+                }
+            }
+            Step::Ask { hold } => {
+                self.hold = hold;
+                let failed = self.failed;
+                let id = self.asked;
+                self.asked += 1;
+                let line = format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":\"e{id}\",\"method\":\"elicitation/create\",\"params\":{{\"message\":\"Name?\",\"requestedSchema\":{{\"type\":\"object\"}}}}}}\n"
+                );
+                self.input(line.as_bytes(), 1);
+                if !failed && !self.failed {
+                    assert!(self.held.len() <= self.asks_waiting, "past the bound");
+                    assert_eq!(
+                        self.asked,
+                        self.replied + self.held.len(),
+                        "a question neither answered, refused, nor kept"
+                    );
+                }
+            }
+            Step::AnswerAsks => {
+                let held = core::mem::take(&mut self.held);
+                for ticket in &held {
+                    let answered = self.client.answer(*ticket, Reply::decline());
+                    let expected = if self.failed {
+                        Err(Misuse::ConnectionFailed)
+                    } else {
+                        Ok(())
+                    };
+                    assert_eq!(answered, expected, "a kept question answered");
+                }
+                if let Some(first) = held.first() {
+                    let again = self.client.answer(*first, Reply::decline());
+                    assert!(again.is_err(), "a question answered twice");
+                }
+                self.settle(false);
+                if !self.failed {
+                    assert_eq!(self.asked, self.replied, "an answer lost");
                 }
             }
             Step::AskRoots => {
