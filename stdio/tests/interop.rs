@@ -1352,6 +1352,52 @@ fn mcp_2_3_s_resolver_asks_in_2026_and_the_call_goes_again_with_the_application_
     }
 }
 
+/// `mcp-call` against server-everything with `args`, run again (at most five times more)
+/// while it fails: the server registers its capability-gated tools once the session is
+/// open, so a run may come before they are.
+fn mcp_call_everything_once_offered(args: &[&str]) -> (Option<i32>, String, String) {
+    (0..5)
+        .map(|_| mcp_call(Peer::Everything, args))
+        .find(|(code, _, _)| *code == Some(0))
+        .unwrap_or_else(|| mcp_call(Peer::Everything, args))
+}
+
+/// `mcp-call --elicit` answers every question the server asks the user as told, and says
+/// each on stderr: values accepted, or a decline; anything else is a usage error.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn mcp_call_answers_the_server_s_questions_as_told() {
+    let asked =
+        "mcp-call: the server asks the user \"Please provide inputs for the following fields:\"";
+    for (answer, echoed, said) in [
+        (
+            r#"{"name":"Ana Lima","check":true}"#,
+            r#""name": "Ana Lima""#,
+            "accepted",
+        ),
+        ("decline", r#""action": "decline""#, "declined"),
+    ] {
+        let args = [
+            "--call",
+            ELICIT_TOOL,
+            "--allow",
+            ELICIT_TOOL,
+            "--elicit",
+            answer,
+        ];
+        let (code, stdout, stderr) = mcp_call_everything_once_offered(&args);
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(stdout.contains(echoed), "{stdout}");
+        assert_eq!(stderr.trim_end(), format!("{asked}: {said}"));
+    }
+    let (code, _, stderr) = mcp_call_unstarted(&["--call", ELICIT_TOOL, "--elicit", "[1]"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not a JSON object, decline or cancel"),
+        "{stderr}"
+    );
+}
+
 /// `mcp-call --root PATH` gives the server each directory as a `file://` URI, a space and
 /// non-ASCII letters percent-encoded, named by its last component.
 #[test]
@@ -1365,11 +1411,7 @@ fn mcp_call_gives_each_root_as_a_file_uri() {
     let args = [
         "--call", ROOTS_TOOL, "--allow", ROOTS_TOOL, "--root", odd_arg, "--root", dir_arg,
     ];
-    // The server registers the tool once the session is open; the first run may miss it.
-    let (code, stdout, stderr) = (0..5)
-        .map(|_| mcp_call(Peer::Everything, &args))
-        .find(|(code, _, _)| *code == Some(0))
-        .unwrap_or_else(|| mcp_call(Peer::Everything, &args));
+    let (code, stdout, stderr) = mcp_call_everything_once_offered(&args);
     assert_eq!(code, Some(0), "{stderr}");
     let canonical = std::fs::canonicalize(&dir).unwrap();
     let base = format!("file://{}", canonical.display());

@@ -7,6 +7,7 @@
 //! mcp-call [OPTIONS] --offer anthropic|openai-chat|openai-responses --allow NAME... -- COMMAND [ARG...]
 //! mcp-call [OPTIONS] --call NAME --allow NAME [--args JSON] -- COMMAND [ARG...]
 //! mcp-call [OPTIONS] --url URL [--header 'NAME: VALUE']... --list | --offer ... | --call ...
+//! mcp-call [OPTIONS] --call NAME --allow NAME --elicit JSON|decline|cancel -- COMMAND [ARG...]
 //! ```
 //!
 //! Exit codes: 0 success; 1 the tool reported an error; 2 usage error; 3 refused by this
@@ -26,8 +27,8 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Parser};
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock, Error, Implementation,
-    Limits, ProtocolChoice, ProtocolVersion, RawObject, Root,
+    Allowlist, Asks, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock, Error,
+    Implementation, Limits, ProtocolChoice, ProtocolVersion, RawObject, Reply, Root, ServerRequest,
 };
 use mcp_sansio_host::{Palette, PaletteConfig, Provider};
 use mcp_sansio_http::{HttpClient, HttpClientError};
@@ -105,6 +106,12 @@ struct Cli {
     #[arg(long = "root", value_name = "PATH", value_parser = parse_root)]
     roots: Vec<Root>,
 
+    /// Answer every question the server asks the user (an elicitation, in form mode) with
+    /// ANSWER: a JSON object of the values (accepted), decline, or cancel; each question is
+    /// said on stderr with its answer. Without it, no elicitation is declared.
+    #[arg(long, value_name = "JSON|decline|cancel", value_parser = parse_elicit)]
+    elicit: Option<(Reply, &'static str)>,
+
     /// Give the server the environment variable KEY (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
     env: Vec<(String, String)>,
@@ -147,6 +154,29 @@ fn parse_root(s: &str) -> Result<Root, String> {
         Some(name) => root.with_name(name.to_string_lossy()),
         None => root,
     })
+}
+
+/// The answer to every elicitation, and the word that says it on stderr.
+fn parse_elicit(s: &str) -> Result<(Reply, &'static str), String> {
+    match s {
+        "decline" => Ok((Reply::decline(), "declined")),
+        "cancel" => Ok((Reply::cancel(), "cancelled")),
+        values => RawObject::parse(values, &Limits::default())
+            .map(|values| (Reply::accept(&values), "accepted"))
+            .map_err(|why| format!("not a JSON object, decline or cancel: {why}")),
+    }
+}
+
+/// What answers the server's questions: each, said on stderr, gets `answer`.
+fn answering((reply, said): (Reply, &'static str)) -> impl FnMut(&ServerRequest) -> Reply + Send {
+    move |request| {
+        let message = request.message().unwrap_or_default();
+        eprintln!(
+            "mcp-call: the server asks the user {:?}: {said}",
+            escape_controls(&message, false)
+        );
+        reply.clone()
+    }
 }
 
 fn parse_header(s: &str) -> Result<(String, String), String> {
@@ -382,10 +412,16 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
     if !cli.roots.is_empty() {
         config.roots = Some(cli.roots.clone());
     }
+    if cli.elicit.is_some() {
+        config.asks = Asks::NONE.with_elicitation();
+    }
 
     if let Some(url) = &cli.url {
         let mut server = HttpClient::new(url, config)
             .map_err(|e| Failure::of_http("reaching the server", &e))?;
+        if let Some(answer) = cli.elicit.clone() {
+            server.set_responder(answering(answer));
+        }
         for (name, value) in &cli.headers {
             server = server
                 .header(name, value)
@@ -419,6 +455,9 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         )
     })?;
     server.stop_when(Arc::clone(stop));
+    if let Some(answer) = cli.elicit.clone() {
+        server.set_responder(answering(answer));
+    }
     let done = session(
         &mut Remote::Stdio(&mut server, &cli.stderr),
         cli,
