@@ -39,8 +39,10 @@ struct Serve {
     out: Out,
     /// The id of the last request answered, for the `stale` mode.
     last_answered: Option<Value>,
-    /// A `tools/call` held back, for the `reverse` mode.
+    /// A `tools/call` held back, for the `reverse` and `ask-flood` modes.
     held: Option<Value>,
+    /// What each question of the `ask-flood` mode got, by its id.
+    got: Vec<(String, Value)>,
     calls: usize,
     /// How many listings have been answered (their first pages).
     listed: usize,
@@ -146,6 +148,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         out: Out::Stdout(Vec::new()),
         last_answered: None,
         held: None,
+        got: Vec::new(),
         calls: 0,
         listed: 0,
         cancelled: Arc::default(),
@@ -255,6 +258,9 @@ impl Serve {
 
     fn handle(&mut self, message: &Value) {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
+            if self.mode == Mode::AskFlood {
+                self.answered(message);
+            }
             return;
         };
         let Some(id) = message.get("id") else {
@@ -470,6 +476,30 @@ impl Serve {
                     }
                 });
             }
+            Mode::AskFlood => {
+                let form = json!({"message": "Name?", "requestedSchema": {"type": "object",
+                    "properties": {"name": {"type": "string"}}}});
+                let mut questions: Vec<(String, &str, Value)> = (0..10)
+                    .map(|n| (format!("ask-{n:02}"), "elicitation/create", form.clone()))
+                    .collect();
+                questions.push((
+                    String::from("ask-bad"),
+                    "elicitation/create",
+                    json!({"message": "Name?"}),
+                ));
+                questions.push((
+                    String::from("ask-sample"),
+                    "sampling/createMessage",
+                    json!({"messages": [], "maxTokens": 5}),
+                ));
+                for (ask, method, params) in questions {
+                    self.send(
+                        &json!({"jsonrpc": "2.0", "id": ask, "method": method, "params": params}),
+                    );
+                }
+                self.got.clear();
+                self.held = Some(id.clone());
+            }
             Mode::Reverse => match self.held.take() {
                 None => self.held = Some(json!({"id": id, "result": result})),
                 Some(first) => {
@@ -478,6 +508,35 @@ impl Serve {
                 }
             },
             _ => self.answer(id, result),
+        }
+    }
+}
+
+impl Serve {
+    /// The `ask-flood` mode: the client's answer to one of its questions, logged; once all
+    /// twelve are in, the held call is answered with what each got.
+    fn answered(&mut self, message: &Value) {
+        let Some(ask) = message["id"].as_str() else {
+            return;
+        };
+        let got = match (message.get("result"), message.get("error")) {
+            (Some(result), _) => result["action"].clone(),
+            (_, Some(error)) => error["code"].clone(),
+            _ => Value::Null,
+        };
+        self.log_entry(&json!({"answer_to": ask, "got": got}));
+        self.got.push((ask.to_owned(), got));
+        if self.got.len() < 12 {
+            return;
+        }
+        self.got.sort_by(|a, b| a.0.cmp(&b.0));
+        let lines: Vec<String> = self
+            .got
+            .iter()
+            .map(|(ask, got)| format!("{ask} {got}"))
+            .collect();
+        if let Some(call) = self.held.take() {
+            self.answer(&call, text_result(&lines.join("\n")));
         }
     }
 }

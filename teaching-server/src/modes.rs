@@ -100,10 +100,16 @@ pub(crate) enum Mode {
     /// reply is held); logs every `notifications/cancelled` it receives
     /// (`{"cancelled": ID}`), and over stdio does not answer a call it has seen cancelled.
     Parallel,
+    /// Over stdio, in a stateful revision only (`server/discover` is unknown): at each call,
+    /// asks the user ten times at once (`elicitation/create`, ids `ask-00` to `ask-09`),
+    /// once with an elicitation missing its schema (`ask-bad`) and once for a sample of the
+    /// client's model (`ask-sample`), logs each answer (`{"answer_to": ID, "got": ACTION or
+    /// CODE}`), and answers the call, once all twelve are in, with one line per question.
+    AskFlood,
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 39] = [
+    pub(crate) const ALL: [(&'static str, Mode); 40] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -143,6 +149,7 @@ impl Mode {
         ("moved-header", Mode::MovedHeader),
         ("moving-header", Mode::MovingHeader),
         ("parallel", Mode::Parallel),
+        ("ask-flood", Mode::AskFlood),
     ];
 
     pub(crate) fn parse(name: &str) -> Result<Mode, String> {
@@ -165,7 +172,7 @@ impl Mode {
     pub(crate) fn supported(self) -> &'static [&'static str] {
         match self {
             Mode::Modern => &["2026-07-28"],
-            Mode::Legacy | Mode::OldVersion => &[],
+            Mode::Legacy | Mode::OldVersion | Mode::AskFlood => &[],
             _ => &["2025-06-18", "2025-11-25", "2026-07-28"],
         }
     }
