@@ -489,6 +489,18 @@ fn a_2026_call_the_application_refuses_or_lets_run_out_ends_without_going_again(
     pair.drain();
     assert_eq!(pair.finished(op), Err(Error::Cancelled));
     assert!(!pair.client.is_pending(op));
+
+    // The server's output ends while one waits: it ends with the connection.
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    pair.reply(&input_required(id, THREE, r#""s""#));
+    let waiting = asked(&mut pair);
+    pair.client.handle_close();
+    pair.drain();
+    assert_eq!(pair.finished(op), Err(Error::Closed));
+    assert_eq!(
+        pair.client.answer(waiting[0].ticket(), Reply::decline()),
+        Err(Misuse::ConnectionFailed)
+    );
 }
 
 #[test]
