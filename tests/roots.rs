@@ -217,6 +217,39 @@ fn a_2026_call_asking_for_roots_goes_again_with_them_and_is_answered() {
 }
 
 #[test]
+fn a_2026_call_asked_for_the_roots_under_too_many_keys_fails_before_writing_them() {
+    // 64 KiB frames: a thousand keys ask for a roots answer of about sixty bytes each.
+    let (mut pair, _) = stateless(Some(vec![project()]), Limits::teaching());
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    let keys: Vec<String> = (0..1000)
+        .map(|n| format!(r#""k{n:04}":{{"method":"roots/list"}}"#))
+        .collect();
+    let sent = pair.sent.len();
+    pair.reply(&input_required(
+        id,
+        &format!("{{{}}}", keys.join(",")),
+        r#""s""#,
+    ));
+    assert_eq!(
+        pair.finished(op),
+        Err(Error::Protocol(ProtocolViolation::InvalidResult {
+            method: "tools/call",
+            problem: "the input it asks for would not fit in one frame"
+        }))
+    );
+    assert_eq!(pair.sent.len(), sent, "nothing sent");
+    // Under a hundred keys, it goes.
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    pair.reply(&input_required(
+        id,
+        &format!("{{{}}}", keys[..100].join(",")),
+        r#""s""#,
+    ));
+    pair.reply(&text_reply(pair.last_id(), "1"));
+    assert_eq!(pair.finished(op).unwrap().text(), "1");
+}
+
+#[test]
 fn a_2026_call_is_sent_again_at_most_input_rounds_times() {
     let mut limits = Limits::default();
     limits.input_rounds = 2;

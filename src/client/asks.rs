@@ -8,7 +8,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Client, InFlight};
-use crate::asks::{AskKind, Reply, ServerRequest, Ticket};
+use crate::asks::{AskKind, Reply, Responder, ServerRequest, Ticket};
 use crate::error::{Error, Misuse, ProtocolViolation};
 use crate::event::{Event, OpId};
 use crate::id::RequestId;
@@ -80,7 +80,11 @@ impl Client {
             .get_mut(at)
             .map(|request| &mut request.operation)
         {
-            Some(Operation::Call(call)) => call.give(index, String::from(answer.as_str())),
+            Some(Operation::Call(call)) => call.give(
+                index,
+                String::from(answer.as_str()),
+                self.config.limits.frame_bytes,
+            ),
             _ => None,
         };
         if let Some(step) = step {
@@ -88,6 +92,31 @@ impl Client {
             self.apply(request, step);
         }
         Ok(())
+    }
+
+    /// The next event, with every [`Event::ServerRequest`] before it answered by
+    /// `responder` at once (and not given), when there is one. An answer that cannot be
+    /// sent as given (it would not fit in a frame) is replaced by an error (-32603).
+    #[must_use = "events carry the ends of operations"]
+    pub fn poll_event_with<R: Responder + ?Sized>(
+        &mut self,
+        mut responder: Option<&mut R>,
+    ) -> Option<Event> {
+        loop {
+            let event = self.events.pop_front()?;
+            let (Event::ServerRequest(request), Some(responder)) = (&event, responder.as_mut())
+            else {
+                return Some(event);
+            };
+            let reply = responder.respond(request);
+            if let Err(Misuse::FrameTooLong { .. }) = self.answer(request.ticket, reply) {
+                let refusal = RpcError::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "the application's answer is too long",
+                );
+                let _ = self.answer(request.ticket, Reply::Error(refusal));
+            }
+        }
     }
 
     /// Hands the server's request of kind `kind` to the application under a new ticket;

@@ -13,9 +13,9 @@ use alloc::collections::VecDeque;
 use alloc::{string::String, vec::Vec};
 use core::time::Duration;
 
-use crate::asks::{Asks, Reply, Responder, Ticket};
+use crate::asks::{Asks, Ticket};
 use crate::catalog::{Catalog, CatalogPolicy};
-use crate::error::{Error, HttpError, Misuse, ProtocolViolation};
+use crate::error::{Error, HttpError, ProtocolViolation};
 use crate::event::{Event, OpId, Output, ServerNotification};
 use crate::frame::{FrameReader, Framed};
 use crate::id::RequestId;
@@ -396,31 +396,6 @@ impl Client {
         self.events.pop_front()
     }
 
-    /// The next event, with every [`Event::ServerRequest`] before it answered by
-    /// `responder` at once (and not given), when there is one. An answer that cannot be
-    /// sent as given (it would not fit in a frame) is replaced by an error (-32603).
-    #[must_use = "events carry the ends of operations"]
-    pub fn poll_event_with<R: Responder + ?Sized>(
-        &mut self,
-        mut responder: Option<&mut R>,
-    ) -> Option<Event> {
-        loop {
-            let event = self.events.pop_front()?;
-            let (Event::ServerRequest(request), Some(responder)) = (&event, responder.as_mut())
-            else {
-                return Some(event);
-            };
-            let reply = responder.respond(request);
-            if let Err(Misuse::FrameTooLong { .. }) = self.answer(request.ticket, reply) {
-                let refusal = RpcError::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    "the application's answer is too long",
-                );
-                let _ = self.answer(request.ticket, Reply::Error(refusal));
-            }
-        }
-    }
-
     /// When [`handle_timeout`](Self::handle_timeout) must be called next, if anything waits.
     /// A transport waits for input no longer than this.
     #[must_use = "waiting past it leaves operations past their deadlines"]
@@ -635,8 +610,8 @@ impl Client {
 
     /// A stateful server's request: `ping` gets `{}`, `roots/list` the roots where
     /// [`Config::roots`] declared them; what [`Config::asks`] declares waits for the
-    /// application ([`hand_over`](Self::hand_over)); anything else needs a capability this client does not
-    /// declare, and gets -32601.
+    /// application ([`hand_over`](Self::hand_over)); anything else needs a capability this
+    /// client does not declare, and gets -32601.
     fn answer_server_request(&mut self, request: Request) {
         let outcome = if request.method == "ping" {
             Outcome::Result(RawObject::empty())

@@ -34,11 +34,36 @@ pub(crate) struct Again {
     pub(crate) params: String,
     /// How many times it was sent again so far.
     pub(crate) rounds: usize,
-    /// The input being gathered for the next round: each key and its answer (compact object
-    /// text) once it is known, in the server's order.
-    pub(crate) input: Vec<(String, Option<String>)>,
+    /// The input being gathered for the next round: each key and its answer, in the
+    /// server's order.
+    pub(crate) input: Vec<(String, Input)>,
+    /// The answer to `roots/list` (compact object text), written once for all the keys that
+    /// ask for the roots.
+    pub(crate) roots: String,
     /// The `requestState` to echo in the next round, as it came.
     pub(crate) state: Option<String>,
+}
+
+/// One answer of the input gathered for a call's next round.
+#[derive(Debug)]
+pub(crate) enum Input {
+    /// The roots the application gives.
+    Roots,
+    /// What the application answered (compact object text).
+    Given(String),
+    /// Not answered yet.
+    Waiting,
+}
+
+impl Input {
+    /// The answer's text, where the roots' answer is `roots`.
+    fn text<'a>(&'a self, roots: &'a str) -> &'a str {
+        match self {
+            Input::Roots => roots,
+            Input::Given(text) => text,
+            Input::Waiting => "{}",
+        }
+    }
 }
 
 impl Again {
@@ -48,6 +73,7 @@ impl Again {
             params,
             rounds: 0,
             input: Vec::new(),
+            roots: String::new(),
             state: None,
         }
     }
@@ -90,7 +116,7 @@ impl Machine for Call {
             return Step::Fail(ProtocolViolation::TooManyInputRounds { limit }.into());
         }
         match gather(result, ctx, again) {
-            Ok(Some(asked)) if asked.is_empty() => self.go_again(),
+            Ok(Some(asked)) if asked.is_empty() => self.go_again(ctx.limits.frame_bytes),
             Ok(Some(asked)) => Step::Ask(asked),
             Ok(None) => Step::Fail(Incompatible::InputRequired.into()),
             Err(problem) => Step::Fail(self.invalid(problem)),
@@ -100,35 +126,54 @@ impl Machine for Call {
 
 impl Call {
     /// The application answered the input at `index` with `answer` (compact object text):
-    /// once every answer is in, the call goes again; until then, `None`.
-    pub(crate) fn give(&mut self, index: usize, answer: String) -> Option<Step> {
+    /// once every answer is in, the call goes again (within `frame_bytes`); until then,
+    /// `None`.
+    pub(crate) fn give(
+        &mut self,
+        index: usize,
+        answer: String,
+        frame_bytes: usize,
+    ) -> Option<Step> {
         let again = self.again.as_deref_mut()?;
         if let Some((_, slot)) = again.input.get_mut(index) {
-            *slot = Some(answer);
+            *slot = Input::Given(answer);
         }
         again
             .input
             .iter()
-            .all(|(_, answer)| answer.is_some())
-            .then(|| self.go_again())
+            .all(|(_, answer)| !matches!(answer, Input::Waiting))
+            .then(|| self.go_again(frame_bytes))
     }
 
     /// The call sent again: its params, then `inputResponses` with every answer gathered,
-    /// then the `requestState` as it came.
-    fn go_again(&mut self) -> Step {
+    /// then the `requestState` as it came. A server that asks for the roots under so many
+    /// keys that the request would not fit in `frame_bytes` fails the call before any of
+    /// it is written.
+    fn go_again(&mut self, frame_bytes: usize) -> Step {
         let Some(again) = self.again.as_deref_mut() else {
             return Step::Fail(Incompatible::InputRequired.into());
         };
         again.rounds += 1;
         let input = core::mem::take(&mut again.input);
         let state = again.state.take();
+        let roots = again.roots.as_str();
+        // Each member costs at most its key escaped (six bytes a character), its answer, and
+        // four bytes of punctuation.
+        let size = input.iter().fold(again.params.len(), |size, (key, given)| {
+            size.saturating_add(key.len().saturating_mul(6))
+                .saturating_add(given.text(roots).len())
+                .saturating_add(4)
+        });
+        if size.saturating_add(state.as_ref().map_or(0, String::len)) >= frame_bytes {
+            return Step::Fail(self.invalid("the input it asks for would not fit in one frame"));
+        }
         let params = object_text(|params| {
             params.members_of_text(&again.params);
             if !input.is_empty() {
                 params.key("inputResponses");
                 let mut responses = ObjectWriter::open(params.out());
-                for (key, answer) in &input {
-                    responses.raw(key, answer.as_deref().unwrap_or("{}"));
+                for (key, given) in &input {
+                    responses.raw(key, given.text(roots));
                 }
                 responses.close();
             }
@@ -166,6 +211,7 @@ fn gather(
     }
     again.state = state.map(|state| String::from(state.text()));
     again.input.clear();
+    again.roots.clear();
     let mut asked = Vec::new();
     let Some(requests) = requests else {
         return Ok(Some(asked));
@@ -180,7 +226,12 @@ fn gather(
             .and_then(JsonRef::as_str)
             .ok_or("an input request without a method")?;
         let answer = match (method.as_ref(), ctx.roots) {
-            ("roots/list", Some(roots)) => Some(roots_result(roots)),
+            ("roots/list", Some(roots)) => {
+                if again.roots.is_empty() {
+                    again.roots = roots_result(roots);
+                }
+                Input::Roots
+            }
             _ => {
                 let params = params.and_then(JsonRef::as_object).map(Object::to_raw);
                 match ctx.asks.read(&method, params.as_ref()) {
@@ -189,7 +240,7 @@ fn gather(
                     Some(Ok(kind)) => {
                         let params = params.unwrap_or_else(RawObject::empty);
                         asked.push((again.input.len(), kind, params));
-                        None
+                        Input::Waiting
                     }
                 }
             }
