@@ -22,6 +22,7 @@ use crate::json::view::Object;
 use crate::json::write::object_text;
 use crate::json::RawObject;
 use crate::rpc_error::{ErrorCode, RpcError};
+use crate::version::Era;
 
 /// The requests a server may make of the application, declared as client capabilities.
 /// Default: none, and a server's `elicitation/create` and `sampling/createMessage` get
@@ -121,10 +122,14 @@ impl Asks {
     /// a method they do not declare (it gets -32601), a refusal for an elicitation of a
     /// mode they do not declare or a request whose params break the revision's shape (it
     /// gets -32602, and the application never sees it).
+    ///
+    /// A URL elicitation names its `elicitationId` in 2025-11-25; 2026-07-28 (`era`
+    /// stateless) has none.
     pub(crate) fn read(
         self,
         method: &str,
         params: Option<&RawObject>,
+        era: Era,
     ) -> Option<Result<AskKind, Refusal>> {
         let kind = match method {
             "elicitation/create" if self.form || self.url => {
@@ -153,7 +158,9 @@ impl Asks {
                 let shaped = is_string(message)
                     && match mode {
                         ElicitationMode::Form => schema.is_some_and(|s| s.is_object()),
-                        ElicitationMode::Url => is_string(url) && is_string(id),
+                        ElicitationMode::Url => {
+                            is_string(url) && (era == Era::Stateless || is_string(id))
+                        }
                     };
                 if !shaped {
                     return Some(Err(Refusal::Malformed(
@@ -249,7 +256,8 @@ impl ServerRequest {
     }
 
     /// The request's params as the server sent them, whose shape the client checked:
-    /// `message` and `requestedSchema` (or `url` and `elicitationId`) for an elicitation,
+    /// `message` and `requestedSchema` (or `url`, and in 2025-11-25 `elicitationId`) for an
+    /// elicitation,
     /// `messages` and `maxTokens` for sampling. Read the rest with `serde_json`.
     #[must_use]
     pub fn params(&self) -> &RawObject {

@@ -190,6 +190,12 @@ pub enum ServerNotification {
     },
     /// `notifications/{tools,resources,prompts}/list_changed`.
     ListChanged(ListKind),
+    /// `notifications/elicitation/complete` (2025-11-25): the interaction a URL
+    /// elicitation sent the user to has ended.
+    ElicitationComplete {
+        /// The `elicitationId` of the URL elicitation.
+        elicitation_id: String,
+    },
     /// Any other notification, or one of the above that was malformed, kept whole.
     Other(Notification),
 }
@@ -227,6 +233,9 @@ fn read_known(n: &Notification) -> Option<ServerNotification> {
             ServerNotification::ListChanged(ListKind::Resources)
         }
         "notifications/prompts/list_changed" => ServerNotification::ListChanged(ListKind::Prompts),
+        "notifications/elicitation/complete" => ServerNotification::ElicitationComplete {
+            elicitation_id: String::from(object?.get("elicitationId")?.as_str()?),
+        },
         _ => return None,
     })
 }

@@ -13,7 +13,8 @@ mod common;
 use common::{input_required, text_reply, Pair, TOOLS};
 use mcp_sansio::{
     AskKind, Asks, Config, ElicitationMode, Error, Event, Incompatible, Limits, Misuse,
-    ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject, Reply, Root, ServerRequest,
+    ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject, Reply, Root, ServerNotification,
+    ServerRequest,
 };
 use serde_json::{json, Value};
 
@@ -60,6 +61,16 @@ fn answer(pair: &mut Pair) -> Value {
     let frame = pair.last_sent();
     pair.sent.clear();
     frame
+}
+
+/// The one question handed over is a URL elicitation, and the user went: accepted.
+fn user_went_to_the_url(pair: &mut Pair) {
+    let request = asked(pair).remove(0);
+    assert_eq!(request.kind(), AskKind::Elicitation(ElicitationMode::Url));
+    pair.client
+        .answer(request.ticket(), Reply::accepted())
+        .unwrap();
+    pair.drain();
 }
 
 #[test]
@@ -242,19 +253,41 @@ fn a_request_out_of_shape_or_of_a_mode_not_declared_is_refused_unseen() {
     // With URL mode declared alone, a URL elicitation is the application's and a form not.
     let (mut pair, _) = Pair::connected_2025(config(Asks::NONE.with_url_elicitation()));
     ask(&mut pair, "11", "elicitation/create", url);
-    let request = asked(&mut pair).remove(0);
-    assert_eq!(request.kind(), AskKind::Elicitation(ElicitationMode::Url));
-    pair.client
-        .answer(request.ticket(), Reply::accepted())
-        .unwrap();
-    pair.drain();
+    user_went_to_the_url(&mut pair);
     assert_eq!(
         answer(&mut pair),
         json!({"jsonrpc": "2.0", "id": 11, "result": {"action": "accept"}})
     );
-    ask(&mut pair, "12", "elicitation/create", FORM);
-    assert!(asked(&mut pair).is_empty());
-    assert_eq!(answer(&mut pair)["error"]["code"], -32602);
+    // The server says when the interaction at the URL has ended; without an id, the
+    // notification is kept whole.
+    pair.reply(r#"{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"x"}}"#);
+    pair.reply(r#"{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{}}"#);
+    let notes: Vec<&ServerNotification> = pair
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Notification(note) => Some(note),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notes[0],
+        &ServerNotification::ElicitationComplete {
+            elicitation_id: String::from("x")
+        }
+    );
+    assert!(
+        matches!(notes[1], ServerNotification::Other(_)),
+        "{:?}",
+        notes[1]
+    );
+    // A form, or (in 2025-11-25) a URL without its elicitationId, is not.
+    let no_id = r#"{"mode":"url","message":"Sign in","url":"https://example.com/a"}"#;
+    for params in [FORM, no_id] {
+        ask(&mut pair, "12", "elicitation/create", params);
+        assert!(asked(&mut pair).is_empty());
+        assert_eq!(answer(&mut pair)["error"]["code"], -32602);
+    }
 }
 
 #[test]
@@ -436,6 +469,25 @@ fn a_2026_call_waits_for_the_application_s_answers_and_goes_again_with_them() {
     );
     pair.reply(&text_reply(pair.last_id(), "2"));
     assert_eq!(pair.finished(op).unwrap().text(), "2");
+}
+
+#[test]
+fn a_2026_url_elicitation_has_no_id_and_is_answered_all_the_same() {
+    let (mut pair, declared) = stateless(Asks::NONE.with_url_elicitation(), Limits::default());
+    assert_eq!(declared, json!({"roots": {}, "elicitation": {"url": {}}}));
+    let (op, id) = pair.call("word_count", r#"{"text":"a"}"#);
+    pair.reply(&input_required(
+        id,
+        r#"{"u":{"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/a"}}}"#,
+        r#""s""#,
+    ));
+    user_went_to_the_url(&mut pair);
+    assert_eq!(
+        pair.last_sent()["params"]["inputResponses"],
+        json!({"u": {"action": "accept"}})
+    );
+    pair.reply(&text_reply(pair.last_id(), "1"));
+    assert_eq!(pair.finished(op).unwrap().text(), "1");
 }
 
 #[test]

@@ -621,7 +621,7 @@ impl Client {
             match self
                 .config
                 .asks
-                .read(&request.method, request.params.as_ref())
+                .read(&request.method, request.params.as_ref(), Era::Stateful)
             {
                 Some(Ok(kind)) => {
                     let params = request.params.unwrap_or_else(RawObject::empty);

@@ -15,6 +15,7 @@ use crate::json::RawObject;
 use crate::method::{CallKind, Method};
 use crate::results::{CallToolResult, GetPromptResult, ResourceContents};
 use crate::roots::roots_result;
+use crate::version::Era;
 
 use super::{Context, Machine, Next, Step};
 
@@ -234,7 +235,7 @@ fn gather(
             }
             _ => {
                 let params = params.and_then(JsonRef::as_object).map(Object::to_raw);
-                match ctx.asks.read(&method, params.as_ref()) {
+                match ctx.asks.read(&method, params.as_ref(), Era::Stateless) {
                     None | Some(Err(Refusal::Mode)) => return Ok(None),
                     Some(Err(Refusal::Malformed(why))) => return Err(why),
                     Some(Ok(kind)) => {

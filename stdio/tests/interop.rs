@@ -1030,18 +1030,20 @@ fn server_everything_holds_the_application_s_roots_and_hears_when_they_change() 
 
 const ELICIT_TOOL: &str = "trigger-elicitation-request";
 const SAMPLE_TOOL: &str = "trigger-sampling-request";
+const URL_TOOL: &str = "trigger-url-elicitation";
 /// The completion the application's "model" gives, with a number written as `2.50`.
 const COMPLETION: &str = r#"{"role":"assistant","content":{"type":"text","text":"from the application"},"model":"house-model","_meta":{"cost":2.50}}"#;
 
 fn asks_config(asks: Asks) -> Config {
     let mut config = config(Peer::Everything, ProtocolChoice::Auto);
-    config.allowlist = [ELICIT_TOOL, SAMPLE_TOOL].into_iter().collect();
+    config.allowlist = [ELICIT_TOOL, SAMPLE_TOOL, URL_TOOL].into_iter().collect();
     config.asks = asks;
     config
 }
 
 /// The application's answers: the first elicitation accepted with a name, the next declined,
-/// every sampling request given [`COMPLETION`]; `seen` records what was asked.
+/// a URL one accepted (the user went), every sampling request given [`COMPLETION`]; `seen`
+/// records what was asked.
 fn answers(seen: &Arc<Mutex<Vec<String>>>) -> impl FnMut(&ServerRequest) -> Reply + Send {
     let seen = Arc::clone(seen);
     move |request| {
@@ -1054,6 +1056,7 @@ fn answers(seen: &Arc<Mutex<Vec<String>>>) -> impl FnMut(&ServerRequest) -> Repl
         let raw = |text| RawObject::parse(text, &Limits::default()).unwrap();
         match request.kind() {
             AskKind::Sampling => Reply::Result(raw(COMPLETION)),
+            AskKind::Elicitation(ElicitationMode::Url) => Reply::accepted(),
             _ if seen.iter().filter(|s| s.starts_with("elicitation")).count() == 1 => {
                 Reply::accept(&raw(r#"{"name":"Ana Lima","check":true}"#))
             }
@@ -1062,9 +1065,10 @@ fn answers(seen: &Arc<Mutex<Vec<String>>>) -> impl FnMut(&ServerRequest) -> Repl
     }
 }
 
-/// Calls server-everything's elicitation tool twice and its sampling tool once, through a
-/// blocking driver whose responder is [`answers`] recording in `seen`: each result echoes
-/// what the application answered.
+/// Calls server-everything's elicitation tool twice, its sampling tool once and its URL
+/// elicitation tool on both of its paths, through a blocking driver whose responder is
+/// [`answers`] recording in `seen`: each result echoes what the application answered, and
+/// the error path is a failed call carrying the URL to open (-32042), never a result.
 fn responded<E: std::fmt::Debug>(
     list: impl FnMut() -> Result<mcp_sansio::Catalog, E> + Copy,
     call: impl Fn(&str, &RawObject) -> Result<mcp_sansio::CallToolResult, E>,
@@ -1096,12 +1100,28 @@ fn responded<E: std::fmt::Debug>(
         text.contains(sampled) && text.contains(r#""model": "house-model""#),
         "{text}"
     );
+    let url_args = |error_path: bool| {
+        let text = format!(
+            r#"{{"url":"https://example.com/sign-in","message":"Sign in, please","errorPath":{error_path}}}"#
+        );
+        RawObject::parse(&text, &Limits::default()).unwrap()
+    };
+    let went = "User completed the URL elicitation flow";
+    let text = called_once_offered(URL_TOOL, list, || call(URL_TOOL, &url_args(false)), went);
+    assert!(text.contains("URL: https://example.com/sign-in"), "{text}");
+    let failed = call(URL_TOOL, &url_args(true)).unwrap_err();
+    let failed = format!("{failed:?}");
+    assert!(
+        failed.contains("-32042") && failed.contains("https://modelcontextprotocol.io"),
+        "{failed}"
+    );
     assert_eq!(
         *seen.lock().unwrap(),
         [
             "elicitation: Please provide inputs for the following fields:",
             "elicitation: Please provide inputs for the following fields:",
             "sampling: ",
+            "URL elicitation: Sign in, please",
         ]
     );
 }
@@ -1116,7 +1136,10 @@ fn server_everything_asks_the_application_and_hears_exactly_its_answers() {
     let sample_args =
         RawObject::parse(r#"{"prompt":"hello","maxTokens":50}"#, &Limits::default()).unwrap();
     let empty = RawObject::empty();
-    let both = Asks::NONE.with_elicitation().with_sampling();
+    let both = Asks::NONE
+        .with_elicitation()
+        .with_url_elicitation()
+        .with_sampling();
 
     // A blocking driver, given the responder, connected, asked and answered; then returned.
     macro_rules! responded_through {
