@@ -56,6 +56,7 @@
 pub mod cost;
 mod disclose;
 mod dispatch;
+mod elicit;
 #[cfg(feature = "_fuzz")]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -68,6 +69,7 @@ pub mod search;
 
 pub use disclose::{Found, ToolIndex, MAX_SEARCH_RESULTS, SEARCH_RESULTS, SEARCH_TOOL};
 pub use dispatch::{Dispatch, Refusal};
+pub use elicit::{accept_elicited, ElicitRefusal};
 pub use observe::Observation;
 pub use offer::{OfferOptions, Provider, UnknownProvider};
 pub use palette::{

@@ -1386,7 +1386,8 @@ fn mcp_call_everything_once_offered(args: &[&str]) -> (Option<i32>, String, Stri
 }
 
 /// `mcp-call --elicit` answers every question the server asks the user as told, and says
-/// each on stderr: values accepted, or a decline; anything else is a usage error.
+/// each on stderr: values accepted, a decline, or values that do not fit the server's form
+/// declined, unsent; anything else is a usage error.
 #[test]
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn mcp_call_answers_the_server_s_questions_as_told() {
@@ -1399,6 +1400,11 @@ fn mcp_call_answers_the_server_s_questions_as_told() {
             "accepted",
         ),
         ("decline", r#""action": "decline""#, "declined"),
+        (
+            r#"{"check":true}"#,
+            r#""action": "decline""#,
+            "declined, as the values do not fit the form: missing required field 'name'",
+        ),
     ] {
         let args = [
             "--call",

@@ -30,7 +30,7 @@ use mcp_sansio::{
     Allowlist, Asks, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock, Error,
     Implementation, Limits, ProtocolChoice, ProtocolVersion, RawObject, Reply, Root, ServerRequest,
 };
-use mcp_sansio_host::{Palette, PaletteConfig, Provider};
+use mcp_sansio_host::{accept_elicited, Palette, PaletteConfig, Provider};
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError, DEFAULT_GRACE};
 
@@ -107,10 +107,11 @@ struct Cli {
     roots: Vec<Root>,
 
     /// Answer every question the server asks the user (an elicitation, in form mode) with
-    /// ANSWER: a JSON object of the values (accepted), decline, or cancel; each question is
-    /// said on stderr with its answer. Without it, no elicitation is declared.
+    /// ANSWER: a JSON object of the values (accepted if they fit the server's form, declined
+    /// if not), decline, or cancel; each question is said on stderr with its answer. Without
+    /// it, no elicitation is declared.
     #[arg(long, value_name = "JSON|decline|cancel", value_parser = parse_elicit)]
-    elicit: Option<(Reply, &'static str)>,
+    elicit: Option<Elicit>,
 
     /// Give the server the environment variable KEY (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
@@ -156,26 +157,46 @@ fn parse_root(s: &str) -> Result<Root, String> {
     })
 }
 
-/// The answer to every elicitation, and the word that says it on stderr.
-fn parse_elicit(s: &str) -> Result<(Reply, &'static str), String> {
+/// The answer `--elicit` gives every question.
+#[derive(Clone, Debug)]
+enum Elicit {
+    /// These values, where they fit the server's form.
+    Accept(RawObject),
+    Decline,
+    Cancel,
+}
+
+fn parse_elicit(s: &str) -> Result<Elicit, String> {
     match s {
-        "decline" => Ok((Reply::decline(), "declined")),
-        "cancel" => Ok((Reply::cancel(), "cancelled")),
+        "decline" => Ok(Elicit::Decline),
+        "cancel" => Ok(Elicit::Cancel),
         values => RawObject::parse(values, &Limits::default())
-            .map(|values| (Reply::accept(&values), "accepted"))
+            .map(Elicit::Accept)
             .map_err(|why| format!("not a JSON object, decline or cancel: {why}")),
     }
 }
 
-/// What answers the server's questions: each, said on stderr, gets `answer`.
-fn answering((reply, said): (Reply, &'static str)) -> impl FnMut(&ServerRequest) -> Reply + Send {
+/// What answers the server's questions as `--elicit` says, each said on stderr with its
+/// answer: values that do not fit the server's form are not sent, and the question is
+/// declined.
+fn answering(answer: Elicit) -> impl FnMut(&ServerRequest) -> Reply + Send {
+    let config = PaletteConfig::default();
     move |request| {
+        let (reply, said) = match &answer {
+            Elicit::Decline => (Reply::decline(), String::from("declined")),
+            Elicit::Cancel => (Reply::cancel(), String::from("cancelled")),
+            Elicit::Accept(values) => match accept_elicited(request, values, &config) {
+                Ok(reply) => (reply, String::from("accepted")),
+                Err(why) => (Reply::decline(), format!("declined, as {why}")),
+            },
+        };
         let message = request.message().unwrap_or_default();
         eprintln!(
-            "mcp-call: the server asks the user {:?}: {said}",
-            escape_controls(&message, false)
+            "mcp-call: the server asks the user {:?}: {}",
+            escape_controls(&message, false),
+            escape_controls(&said, false)
         );
-        reply.clone()
+        reply
     }
 }
 
