@@ -100,6 +100,7 @@ impl Bench {
                 status,
                 content_type,
                 session_id: Some("bench-session"),
+                www_authenticate: None,
             };
             self.http.handle_head(request.exchange, head, self.now);
             self.http.handle_body(request.exchange, &body, self.now);
@@ -136,6 +137,7 @@ impl Bench {
             status: 200,
             content_type: Some(content_type),
             session_id: None,
+            www_authenticate: None,
         };
         self.http.handle_head(request.exchange, head, self.now);
         self.http

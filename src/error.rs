@@ -105,11 +105,14 @@ impl From<HttpError> for Error {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HttpError {
-    /// 401: the server wants authorization the application did not give (this crate does
-    /// not run OAuth; a token the application adds as a header is sent as given).
-    Unauthorized,
-    /// 403: the server refused the request (its origin check, or the authorization given).
-    Forbidden,
+    /// 401: the server wants authorization the application did not give, or a token that
+    /// is valid; with its `Bearer` challenge, if it sent one, where OAuth starts (see
+    /// [`auth`](crate::auth)).
+    Unauthorized(Option<crate::auth::Challenge>),
+    /// 403: the server refused the request (its origin check, or the authorization given);
+    /// with its `Bearer` challenge, if it sent one: `insufficient_scope` asks for a token
+    /// with more scopes.
+    Forbidden(Option<crate::auth::Challenge>),
     /// A redirect (3xx). It is not followed: the request, its session id and the
     /// application's headers go to the server's own address and nowhere else.
     Redirected {
@@ -151,10 +154,17 @@ pub enum HttpError {
 impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HttpError::Unauthorized => {
+            HttpError::Unauthorized(None) => {
                 f.write_str("it answered 401, wanting authorization this client was not given")
             }
-            HttpError::Forbidden => f.write_str("it answered 403, refusing the request"),
+            HttpError::Unauthorized(Some(challenge)) => write!(
+                f,
+                "it answered 401, wanting authorization this client was not given ({challenge})"
+            ),
+            HttpError::Forbidden(None) => f.write_str("it answered 403, refusing the request"),
+            HttpError::Forbidden(Some(challenge)) => {
+                write!(f, "it answered 403, refusing the request ({challenge})")
+            }
             HttpError::Redirected { status } => {
                 write!(f, "it answered {status}, a redirect, which is not followed")
             }

@@ -194,6 +194,7 @@ pub use error::{
 };
 pub use event::{Awaited, Event, Op, OpId, Output, ServerNotification};
 pub use frame::{FrameReader, Framed};
+pub use http::auth;
 pub use http::{
     header_value, ExchangeId, HeaderArgumentError, HeaderMarkerError, HttpMethod, HttpRequest,
     HttpSession, ParamHeader, ParamType, ReplyHead,

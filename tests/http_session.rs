@@ -27,6 +27,8 @@ struct Reply {
     body: Vec<u8>,
     /// The connection breaks after the body instead of ending it.
     broken: bool,
+    /// `WWW-Authenticate`.
+    challenge: Option<&'static str>,
 }
 
 fn json_reply(status: u16, body: Value) -> Reply {
@@ -36,6 +38,7 @@ fn json_reply(status: u16, body: Value) -> Reply {
         session: None,
         body: body.to_string().into_bytes(),
         broken: false,
+        challenge: None,
     }
 }
 
@@ -46,6 +49,7 @@ fn sse_reply(text: &str) -> Reply {
         session: None,
         body: text.as_bytes().to_vec(),
         broken: false,
+        challenge: None,
     }
 }
 
@@ -56,6 +60,7 @@ fn accepted() -> Reply {
         session: None,
         body: Vec::new(),
         broken: false,
+        challenge: None,
     }
 }
 
@@ -116,6 +121,7 @@ impl Harness {
             status: reply.status,
             content_type: reply.content_type,
             session_id: reply.session.as_deref(),
+            www_authenticate: reply.challenge,
         };
         self.http.handle_head(exchange, head, self.now);
         // Cut in small pieces, as a network would.
@@ -478,8 +484,8 @@ fn requests_the_old_session_took_fail_and_are_never_replayed() {
 #[test]
 fn statuses_without_a_jsonrpc_body_are_typed_and_the_status_table_reads_as_rpc_errors() {
     for (status, body, expected) in [
-        (401, json!("no"), Error::Http(HttpError::Unauthorized)),
-        (403, json!({}), Error::Http(HttpError::Forbidden)),
+        (401, json!("no"), Error::Http(HttpError::Unauthorized(None))),
+        (403, json!({}), Error::Http(HttpError::Forbidden(None))),
         (
             307,
             json!(null),
@@ -663,7 +669,7 @@ fn an_error_status_whose_body_breaks_ends_the_request_by_its_status() {
         reply.broken = true;
         Some(reply)
     });
-    assert_eq!(h.outcome(list), Err(Error::Http(HttpError::Unauthorized)));
+    assert_eq!(h.outcome(list), Err(Error::Http(HttpError::Unauthorized(None))));
     assert_eq!(h.methods(), ["tools/list"], "not sent again");
 }
 
@@ -1050,6 +1056,7 @@ fn run_old(h: &mut Harness, server: &mut OldServer) {
                         status: 200,
                         content_type: Some("text/event-stream"),
                         session_id: None,
+                        www_authenticate: None,
                     };
                     h.http.handle_head(request.exchange, head, h.now);
                 }
@@ -1299,6 +1306,7 @@ fn the_event_stream_is_asked_for_only_when_the_initialize_post_is_refused_as_by_
         status: 200,
         content_type: Some("text/event-stream"),
         session_id: None,
+        www_authenticate: None,
     };
     h.http.handle_head(stream, head, h.now);
     h.http
@@ -1309,4 +1317,129 @@ fn the_event_stream_is_asked_for_only_when_the_initialize_post_is_refused_as_by_
         Error::Http(HttpError::Status { status: 404 })
     );
     assert_eq!(h.methods(), ["initialize", "GET", "initialize"]);
+}
+
+/// A legacy server behind a bearer token: `accepted` passes, `scoped_down` gets 403 with
+/// `insufficient_scope` on a tool call, anything else 401 with a challenge and, as some
+/// servers do, a JSON-RPC error in the body.
+fn guarded<'s>(
+    server: &'s mut LegacyServer,
+    accepted: &'s str,
+    scoped_down: &'s str,
+) -> impl FnMut(&HttpRequest) -> Option<Reply> + 's {
+    move |request| {
+        let given = request.header("authorization").unwrap_or("");
+        if given == format!("Bearer {scoped_down}") && rpc_method(request) == "tools/call" {
+            let mut reply = json_reply(403, json!({"error": "insufficient_scope"}));
+            reply.challenge = Some(
+                r#"Bearer error="insufficient_scope", scope="words:count words:read", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource""#,
+            );
+            return Some(reply);
+        }
+        if given != format!("Bearer {accepted}") {
+            let mut reply = json_reply(
+                401,
+                json!({"jsonrpc": "2.0", "id": body(request)["id"].clone(),
+                       "error": {"code": -32001, "message": "unauthorized"}}),
+            );
+            reply.challenge = Some(
+                r#"Basic realm="old", Bearer error="invalid_token", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="words:read""#,
+            );
+            return Some(reply);
+        }
+        server.reply(request)
+    }
+}
+
+#[test]
+fn a_401_says_where_authorization_starts_and_the_token_goes_with_every_request() {
+    // Without a token: the connection fails with the server's challenge, whatever its body.
+    let mut server = LegacyServer::new();
+    let mut h = Harness::new(config(ProtocolChoice::Auto));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    h.run(&mut guarded(&mut server, "t1", "t0"));
+    let Err(Error::Http(HttpError::Unauthorized(Some(challenge)))) = h.outcome(connect) else {
+        panic!("{:?}", h.events);
+    };
+    assert_eq!(challenge.error.as_deref(), Some("invalid_token"));
+    assert_eq!(challenge.scope.as_deref(), Some("words:read"));
+    assert_eq!(
+        challenge.resource_metadata.as_deref(),
+        Some("https://mcp.example.com/.well-known/oauth-protected-resource")
+    );
+    assert_eq!(h.methods(), ["server/discover"], "nothing else is tried");
+
+    // With one: every request of the session carries it, the GET stream and the DELETE too.
+    let mut server = LegacyServer::new();
+    server.listen = Some(String::from(": nothing yet\n\n"));
+    let mut h = Harness::new(config(ProtocolChoice::Auto));
+    let token = mcp_sansio::auth::Token::bearer("t1").unwrap();
+    h.http.set_authorization(Some(&token));
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    h.run(&mut guarded(&mut server, "t1", "t0"));
+    h.outcome(connect).unwrap();
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut guarded(&mut server, "t1", "t0"));
+    h.outcome(list).unwrap();
+    let op = call(&mut h);
+    h.run(&mut guarded(&mut server, "t1", "t0"));
+    h.outcome(op).unwrap();
+
+    // A token that lacks a scope: 403 with the scopes to ask for.
+    let scoped_down = mcp_sansio::auth::Token::bearer("t0").unwrap();
+    h.http.set_authorization(Some(&scoped_down));
+    let op = call(&mut h);
+    h.run(&mut guarded(&mut server, "t1", "t0"));
+    let Err(Error::Http(HttpError::Forbidden(Some(challenge)))) = h.outcome(op) else {
+        panic!("{:?}", h.events);
+    };
+    assert!(challenge.is_insufficient_scope());
+    assert_eq!(challenge.scope.as_deref(), Some("words:count words:read"));
+
+    // Renewed: the next request carries the new one; closing carries it too.
+    h.http.set_authorization(Some(&token));
+    let op = call(&mut h);
+    h.run(&mut guarded(&mut server, "t1", "t0"));
+    h.outcome(op).unwrap();
+    let close = h.http.close().unwrap();
+    h.log.push(close);
+    let carried: Vec<(String, Option<&str>)> = h
+        .methods()
+        .into_iter()
+        .zip(h.log.iter().map(|r| r.header("authorization")))
+        .collect();
+    let with = |token| {
+        carried
+            .iter()
+            .filter(|(_, t)| *t == Some(token))
+            .map(|(m, _)| m.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        with("Bearer t1"),
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "GET",
+            "tools/list",
+            "tools/call",
+            "tools/call",
+            "DELETE"
+        ],
+        "{carried:?}"
+    );
+    assert_eq!(with("Bearer t0"), ["tools/call"]);
+    assert_eq!(carried.len(), 9, "every request carries one: {carried:?}");
+
+    // And without one again, none.
+    h.http.set_authorization(None);
+    let _ = call(&mut h);
+    let mut sent = 0;
+    h.run(&mut |r| {
+        assert_eq!(r.header("authorization"), None);
+        sent += 1;
+        None
+    });
+    assert_eq!(sent, 1);
 }

@@ -42,8 +42,9 @@ mod wire;
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, ExchangeId,
     HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Misuse, Op, RawObject,
-    ReplyHead, Responder, Root,
+    Responder, Root,
 };
+use wire::Fields;
 
 /// How many reply pieces may wait for the driver before the workers wait for it.
 const REPLY_QUEUE: usize = 64;
@@ -136,8 +137,7 @@ struct Job {
 enum Seen<'a> {
     Head {
         status: u16,
-        content_type: Option<&'a str>,
-        session_id: Option<&'a str>,
+        fields: &'a Fields,
     },
     Body(&'a [u8]),
     End,
@@ -153,8 +153,7 @@ enum Piece {
     Head {
         exchange: ExchangeId,
         status: u16,
-        content_type: Option<String>,
-        session_id: Option<String>,
+        fields: Fields,
     },
     Body(ExchangeId, Vec<u8>),
     End(ExchangeId),
@@ -168,15 +167,10 @@ enum Piece {
 impl Piece {
     fn of(exchange: ExchangeId, seen: Seen<'_>) -> Piece {
         match seen {
-            Seen::Head {
-                status,
-                content_type,
-                session_id,
-            } => Piece::Head {
+            Seen::Head { status, fields } => Piece::Head {
                 exchange,
                 status,
-                content_type: content_type.map(str::to_owned),
-                session_id: session_id.map(str::to_owned),
+                fields: fields.clone(),
             },
             Seen::Body(bytes) => Piece::Body(exchange, bytes.to_vec()),
             Seen::End => Piece::End(exchange),
@@ -617,16 +611,14 @@ impl HttpClient {
             Piece::Head {
                 exchange,
                 status,
-                content_type,
-                session_id,
-            } => {
-                let seen = Seen::Head {
+                fields,
+            } => self.feed(
+                exchange,
+                Seen::Head {
                     status,
-                    content_type: content_type.as_deref(),
-                    session_id: session_id.as_deref(),
-                };
-                self.feed(exchange, seen);
-            }
+                    fields: &fields,
+                },
+            ),
             Piece::Body(exchange, bytes) => self.feed(exchange, Seen::Body(&bytes)),
             Piece::End(exchange) => self.feed(exchange, Seen::End),
             Piece::Broken {
@@ -641,17 +633,9 @@ impl HttpClient {
     fn feed(&mut self, exchange: ExchangeId, seen: Seen<'_>) {
         let now = self.now();
         match seen {
-            Seen::Head {
-                status,
-                content_type,
-                session_id,
-            } => {
-                let head = ReplyHead {
-                    status,
-                    content_type,
-                    session_id,
-                };
-                self.session.handle_head(exchange, head, now);
+            Seen::Head { status, fields } => {
+                self.session
+                    .handle_head(exchange, fields.reply_head(status), now);
             }
             Seen::Body(bytes) => self.session.handle_body(exchange, bytes, now),
             Seen::End => {

@@ -138,8 +138,7 @@ impl Target {
         };
         let seen = Seen::Head {
             status: head.status,
-            content_type: head.content_type.as_deref(),
-            session_id: head.session_id.as_deref(),
+            fields: &head.fields,
         };
         if !sink(seen) {
             return;
@@ -514,12 +513,35 @@ pub(crate) enum Framing {
     Close,
 }
 
+/// The header fields of a reply that someone reads: the session's
+/// ([`HttpSession::REPLY_HEADERS`](mcp_sansio::HttpSession::REPLY_HEADERS)), and `Location`
+/// for an OAuth redirect. Each is the first field of its name, but `WWW-Authenticate`,
+/// whose fields are joined by `, ` (RFC 9110, section 5.3); only visible ASCII is kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Fields {
+    pub(crate) content_type: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) www_authenticate: Option<String>,
+    pub(crate) location: Option<String>,
+}
+
+impl Fields {
+    /// What the session reads of a reply with `status` and these fields.
+    pub(crate) fn reply_head(&self, status: u16) -> mcp_sansio::ReplyHead<'_> {
+        mcp_sansio::ReplyHead {
+            status,
+            content_type: self.content_type.as_deref(),
+            session_id: self.session_id.as_deref(),
+            www_authenticate: self.www_authenticate.as_deref(),
+        }
+    }
+}
+
 /// A reply's head, as the transport needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Head {
     status: u16,
-    content_type: Option<String>,
-    session_id: Option<String>,
+    fields: Fields,
     framing: Framing,
     /// Whether the connection may carry another exchange once the body is read.
     keep_alive: bool,
@@ -533,7 +555,7 @@ impl Head {
                 .then(|| std::str::from_utf8(value).ok().map(str::to_owned))
                 .flatten()
         };
-        let (mut content_type, mut session_id) = (None, None);
+        let mut fields = Fields::default();
         // Whether the last transfer coding is chunked, if there is one.
         let mut chunked = None;
         let mut length = None;
@@ -544,9 +566,21 @@ impl Head {
             // httparse's values borrow the buffer; copied out only where kept.
             let value: &[u8] = field.value;
             if name.eq_ignore_ascii_case("content-type") {
-                content_type = content_type.or_else(|| text(value));
+                fields.content_type = fields.content_type.or_else(|| text(value));
             } else if name.eq_ignore_ascii_case("mcp-session-id") {
-                session_id = session_id.or_else(|| text(value));
+                fields.session_id = fields.session_id.or_else(|| text(value));
+            } else if name.eq_ignore_ascii_case("location") {
+                fields.location = fields.location.or_else(|| text(value));
+            } else if name.eq_ignore_ascii_case("www-authenticate") {
+                if let Some(value) = text(value) {
+                    match &mut fields.www_authenticate {
+                        Some(joined) => {
+                            joined.push_str(", ");
+                            joined.push_str(&value);
+                        }
+                        None => fields.www_authenticate = Some(value),
+                    }
+                }
             } else if name.eq_ignore_ascii_case("transfer-encoding") {
                 for coding in value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
                     if !coding.is_empty() {
@@ -586,8 +620,7 @@ impl Head {
             reply.version == Some(1) && status != 101 && framing != Framing::Close && !close;
         Ok(Head {
             status,
-            content_type,
-            session_id,
+            fields,
             framing,
             keep_alive,
         })

@@ -193,10 +193,13 @@ impl Driver {
                 let session = session
                     .as_deref()
                     .map(|s| core::str::from_utf8(s).unwrap_or("x"));
+                let status = status % 600;
+                // A refusal's bytes double as its challenge.
                 let head = ReplyHead {
-                    status: status % 600,
+                    status,
                     content_type: content_type(kind),
                     session_id: session,
+                    www_authenticate: session.filter(|_| matches!(status, 401 | 403)),
                 };
                 self.http.handle_head(exchange, head, now);
             }
@@ -210,6 +213,7 @@ impl Driver {
                     status: 200,
                     content_type: content_type(u8::from(events)),
                     session_id: Some("fuzz-session"),
+                    www_authenticate: None,
                 };
                 self.http.handle_head(request.exchange, head, now);
                 let body = if events {

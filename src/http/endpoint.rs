@@ -105,7 +105,7 @@ fn has_scheme(reference: &str) -> bool {
 
 /// An `http` or `https` URL's origin (lowercase, without its scheme's default port or any
 /// user information) and its path and query (`/` when empty), or `None` for any other URL.
-fn split_absolute(url: &str) -> Option<(String, &str)> {
+pub(crate) fn split_absolute(url: &str) -> Option<(String, &str)> {
     let (scheme, rest) = url.split_once("://")?;
     let default_port = if scheme.eq_ignore_ascii_case("http") {
         ":80"

@@ -41,15 +41,43 @@ pub fn header_value(value: &str) -> Cow<'_, str> {
 
 /// Standard base64 with padding (RFC 4648, section 4).
 fn base64(bytes: &[u8], out: &mut String) {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let sextet = |n: u32| char::from(ALPHABET.get((n & 63) as usize).copied().unwrap_or(b'='));
+    base64_with(
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+        true,
+        bytes,
+        out,
+    );
+}
+
+/// URL-safe base64 without padding (RFC 4648, section 5), as PKCE writes its verifier and
+/// challenge.
+pub(crate) fn base64url(bytes: &[u8], out: &mut String) {
+    base64_with(
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+        false,
+        bytes,
+        out,
+    );
+}
+
+/// `bytes` in base64 over `alphabet`, the last group padded with `=` when `pad`.
+fn base64_with(alphabet: &[u8; 64], pad: bool, bytes: &[u8], out: &mut String) {
+    let sextet = |n: u32| char::from(alphabet.get((n & 63) as usize).copied().unwrap_or(b'='));
     for chunk in bytes.chunks(3) {
         let [a, b, c] = [0, 1, 2].map(|i| u32::from(chunk.get(i).copied().unwrap_or(0)));
         let n = a << 16 | b << 8 | c;
         out.push(sextet(n >> 18));
         out.push(sextet(n >> 12));
-        out.push(if chunk.len() > 1 { sextet(n >> 6) } else { '=' });
-        out.push(if chunk.len() > 2 { sextet(n) } else { '=' });
+        if chunk.len() > 1 {
+            out.push(sextet(n >> 6));
+        } else if pad {
+            out.push('=');
+        }
+        if chunk.len() > 2 {
+            out.push(sextet(n));
+        } else if pad {
+            out.push('=');
+        }
     }
 }
 

@@ -1,6 +1,7 @@
-//! Streamable HTTP: what 2026-07-28 mirrors into headers, and the session over HTTP for
-//! every revision.
+//! Streamable HTTP: what 2026-07-28 mirrors into headers, the session over HTTP for every
+//! revision, and OAuth's part of it.
 
+pub mod auth;
 mod endpoint;
 mod headers;
 mod session;

@@ -16,6 +16,7 @@ use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
 use crate::Limits;
 
+use super::auth::{Challenge, Token};
 use super::endpoint::{resolve, Base};
 use super::headers::header_value;
 
@@ -92,6 +93,9 @@ pub struct ReplyHead<'a> {
     pub content_type: Option<&'a str>,
     /// `Mcp-Session-Id`, if present.
     pub session_id: Option<&'a str>,
+    /// `WWW-Authenticate`, if present (several fields joined by `, `, as HTTP allows): read
+    /// for its `Bearer` challenge when the status is 401 or 403.
+    pub www_authenticate: Option<&'a str>,
 }
 
 /// What an exchange carried, and where its reply stands.
@@ -119,8 +123,13 @@ enum Reply {
     Json(Vec<u8>),
     /// `text/event-stream`, read by the exchange's reader.
     Stream,
-    /// An error status: the body so far (up to the frame limit), read at its end.
-    Refused { status: u16, body: Vec<u8> },
+    /// An error status: the body so far (up to the frame limit), read at its end, and the
+    /// `Bearer` challenge of a 401 or 403.
+    Refused {
+        status: u16,
+        body: Vec<u8>,
+        challenge: Option<Challenge>,
+    },
     /// A reply whose body means nothing (to a notification, a response, a `DELETE`), or
     /// one already dealt with.
     Ignored,
@@ -325,11 +334,14 @@ pub struct HttpSession {
     base: Option<Base>,
     sse: OldSse,
     frame: Vec<u8>,
+    /// The `Authorization` header's value, sent with every request from now on.
+    authorization: Option<String>,
 }
 
 impl HttpSession {
     /// The reply headers the session reads; a transport hands over these and no others.
-    pub const REPLY_HEADERS: [&'static str; 2] = ["content-type", "mcp-session-id"];
+    pub const REPLY_HEADERS: [&'static str; 3] =
+        ["content-type", "mcp-session-id", "www-authenticate"];
 
     /// Whether a tool call over Streamable HTTP at `version` that failed with `error` is to
     /// be sent once more after the tools are listed again: the server refused it for its
@@ -369,6 +381,7 @@ impl HttpSession {
                 reader: SseReader::new(&limits),
             },
             frame: Vec::new(),
+            authorization: None,
         }
     }
 
@@ -479,21 +492,41 @@ impl HttpSession {
                 Cow::Borrowed(version.as_str()),
             ));
         }
-        Some(HttpRequest {
+        Some(self.authorized(HttpRequest {
             exchange,
             method: HttpMethod::Delete,
             headers,
             body: Vec::new(),
             path: None,
             lasting: false,
-        })
+        }))
     }
 
     /// The next HTTP request to perform, if any.
     #[must_use = "a request the session made must be performed"]
     pub fn poll_request(&mut self) -> Option<HttpRequest> {
         self.pump();
-        self.ready.pop_front()
+        let request = self.ready.pop_front()?;
+        Some(self.authorized(request))
+    }
+
+    /// `request` with the `Authorization` header, if the application gave a token.
+    fn authorized(&self, mut request: HttpRequest) -> HttpRequest {
+        if let Some(value) = &self.authorization {
+            request
+                .headers
+                .push((Cow::Borrowed("Authorization"), Cow::Owned(value.clone())));
+        }
+        request
+    }
+
+    /// Sends `token` as `Authorization: Bearer …` with every request from now on (the spec
+    /// asks for it on every request, each of a session included), or nothing with `None`.
+    /// A token renewed mid-session ([`auth::TokenRequest::refresh`](crate::auth::TokenRequest::refresh))
+    /// replaces the old one for every request made after this call; requests already
+    /// given out keep the header they had.
+    pub fn set_authorization(&mut self, token: Option<&Token>) {
+        self.authorization = token.map(Token::header_value);
     }
 
     /// Turns everything the client queued into requests (or aborts).
@@ -789,9 +822,14 @@ impl HttpSession {
                 entry.reply = reply;
             }
         } else if let Some(entry) = self.exchanges.get_mut(at) {
+            let challenge = match head.status {
+                401 | 403 => head.www_authenticate.and_then(Challenge::parse),
+                _ => None,
+            };
             entry.reply = Reply::Refused {
                 status: head.status,
                 body: Vec::new(),
+                challenge,
             };
         }
     }
@@ -877,9 +915,13 @@ impl HttpSession {
                 self.client.handle_message(&body, now);
                 self.unanswered(id, now);
             }
-            Reply::Refused { status, body } => {
+            Reply::Refused {
+                status,
+                body,
+                challenge,
+            } => {
                 self.forget(at);
-                self.refused(id, status, &body, now);
+                self.refused(id, status, &body, challenge, now);
             }
             Reply::Stream => {
                 if let Some(reader) = entry.stream.as_mut() {
@@ -933,10 +975,15 @@ impl HttpSession {
             return;
         };
         // An error status already said how the request ended; what broke was its body.
-        if let Reply::Refused { status, body } = &mut entry.reply {
-            let (status, body) = (*status, core::mem::take(body));
+        if let Reply::Refused {
+            status,
+            body,
+            challenge,
+        } = &mut entry.reply
+        {
+            let (status, body, challenge) = (*status, core::mem::take(body), challenge.take());
             self.forget(at);
-            return self.refused(id, status, &body, now);
+            return self.refused(id, status, &body, challenge, now);
         }
         if let Some(reader) = entry.stream.as_mut() {
             reader.end_of_stream();
@@ -1153,9 +1200,20 @@ impl HttpSession {
         }
     }
 
-    /// An error status to request `id`, with its body: a JSON-RPC error in it answers the
-    /// request; anything else fails it by the status.
-    fn refused(&mut self, id: i64, status: u16, body: &[u8], now: Instant) {
+    /// An error status to request `id`, with its body: a 401, or a 403 with a `Bearer`
+    /// challenge, fails it as a refused authorization, whatever the body says; otherwise a
+    /// JSON-RPC error in the body answers the request; anything else fails it by the status.
+    fn refused(
+        &mut self,
+        id: i64,
+        status: u16,
+        body: &[u8],
+        challenge: Option<Challenge>,
+        now: Instant,
+    ) {
+        if status == 401 || challenge.is_some() {
+            return self.refused_by_status(id, status, challenge, now);
+        }
         let error = match parse_frame(body, &self.limits) {
             Ok(Message::Response(response)) => match response.outcome {
                 Outcome::Error(error) => Some(error),
@@ -1173,14 +1231,21 @@ impl HttpSession {
                 return self.ask_for_sse(id, body, status);
             }
         }
-        self.refused_by_status(id, status, now);
+        self.refused_by_status(id, status, None, now);
     }
 
-    /// Request `id` failed by an error status, with nothing in its body to say more.
-    fn refused_by_status(&mut self, id: i64, status: u16, now: Instant) {
+    /// Request `id` failed by an error status, with nothing in its body to say more than the
+    /// `Bearer` challenge of a 401 or 403.
+    fn refused_by_status(
+        &mut self,
+        id: i64,
+        status: u16,
+        challenge: Option<Challenge>,
+        now: Instant,
+    ) {
         let (error, legacy) = match status {
-            401 => (HttpError::Unauthorized, false),
-            403 => (HttpError::Forbidden, false),
+            401 => (HttpError::Unauthorized(challenge), false),
+            403 => (HttpError::Forbidden(challenge), false),
             300..=399 => (HttpError::Redirected { status }, false),
             400 | 404 | 405 => (HttpError::Status { status }, true),
             _ => (HttpError::Status { status }, false),
@@ -1239,7 +1304,7 @@ impl HttpSession {
                 let (exchange, id, status) = (*exchange, *id, *status);
                 self.aborts.push_back(exchange);
                 self.sse.stage = Stage::Ended;
-                self.refused_by_status(id, status, now);
+                self.refused_by_status(id, status, None, now);
             }
             Stage::Unused { .. } | Stage::Open { .. } | Stage::Ended => {}
         }

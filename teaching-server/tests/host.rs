@@ -327,7 +327,7 @@ fn an_http_server_refusing_the_host_or_out_of_reach_is_reported_and_the_others_w
         matches!(
             failures[2].error,
             HostError::Http(HttpClientError::Mcp(mcp_sansio::Error::Http(
-                HttpError::Unauthorized
+                HttpError::Unauthorized(Some(_))
             )))
         ),
         "{failed:?}"

@@ -182,7 +182,7 @@ fn http_failures() -> [(&'static str, &'static [&'static str], Expected, usize);
         (
             "unauthorized",
             &[],
-            |e| matches!(e, Error::Http(HttpError::Unauthorized)),
+            |e| matches!(e, Error::Http(HttpError::Unauthorized(Some(_)))),
             0,
         ),
         (

@@ -36,6 +36,8 @@ struct Head {
     status: u16,
     content_type: Option<String>,
     session_id: Option<String>,
+    /// Every `WWW-Authenticate` field, joined by `, `.
+    www_authenticate: Option<String>,
 }
 
 impl Head {
@@ -45,6 +47,7 @@ impl Head {
             status: self.status,
             content_type: self.content_type.as_deref(),
             session_id: self.session_id.as_deref(),
+            www_authenticate: self.www_authenticate.as_deref(),
         }
     }
 }
@@ -237,6 +240,15 @@ async fn perform(
             status: response.status().as_u16(),
             content_type: header("content-type"),
             session_id: header("mcp-session-id"),
+            www_authenticate: {
+                let fields: Vec<&str> = response
+                    .headers()
+                    .get_all("www-authenticate")
+                    .iter()
+                    .filter_map(|v| v.to_str().ok())
+                    .collect();
+                (!fields.is_empty()).then(|| fields.join(", "))
+            },
         });
         seen_head = true;
         if send(head).await.is_err() {

@@ -89,7 +89,32 @@ fn a_body_to_the_close_ends_with_the_stream_and_never_keeps_the_connection() {
     assert!(!head.keep_alive);
     assert_eq!(body, b"data: 1\n\n");
     assert_eq!(end, BodyEnd::Whole);
-    assert_eq!(head.content_type.as_deref(), Some("text/event-stream"));
+    assert_eq!(head.fields.content_type.as_deref(), Some("text/event-stream"));
+}
+
+#[test]
+fn every_challenge_reaches_the_core_and_a_redirect_its_location() {
+    let (head, _, _, _) = one(
+        "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\n\
+         www-authenticate: Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource\"\r\n\
+         Location: /first\r\nLocation: /second\r\nContent-Length: 0\r\n\r\n",
+    )
+    .unwrap();
+    let joined = head.fields.www_authenticate.as_deref().unwrap();
+    assert_eq!(
+        joined,
+        "Basic realm=\"x\", Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource\""
+    );
+    let challenge = mcp_sansio::auth::Challenge::parse(joined).unwrap();
+    assert_eq!(
+        challenge.resource_metadata.as_deref(),
+        Some("http://127.0.0.1/.well-known/oauth-protected-resource")
+    );
+    assert_eq!(head.fields.location.as_deref(), Some("/first"));
+    assert_eq!(
+        head.fields.reply_head(head.status).www_authenticate,
+        Some(joined)
+    );
 }
 
 #[test]
@@ -102,7 +127,7 @@ fn interim_replies_are_skipped_and_the_headers_the_core_reads_come_through() {
     .unwrap();
     assert_eq!(head.status, 200);
     assert_eq!(
-        head.session_id.as_deref(),
+        head.fields.session_id.as_deref(),
         Some("abc-1"),
         "the first one counts"
     );
@@ -110,7 +135,7 @@ fn interim_replies_are_skipped_and_the_headers_the_core_reads_come_through() {
     // A value outside visible ASCII is not handed on as text.
     let reply = b"HTTP/1.1 200 OK\r\nMcp-Session-Id: \x80x\r\nContent-Length: 0\r\n\r\n";
     let (head, _, _, _) = read_reply(vec![reply.to_vec()], 1024).unwrap();
-    assert_eq!(head.session_id, None);
+    assert_eq!(head.fields.session_id, None);
 }
 
 #[test]
