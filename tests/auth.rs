@@ -2,6 +2,13 @@
 //! and the token, each against what the spec and its RFCs say, and a hostile server's
 //! variants of each.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::std_instead_of_core
+)]
+
 use mcp_sansio::auth::{
     read_redirect, registration_request, resource_metadata_urls, scope_to_request,
     server_metadata_urls, AuthError, AuthorizationRequest, Challenge, Pkce, Registration,
@@ -33,7 +40,10 @@ fn the_bearer_challenge_is_read_from_any_header_the_grammar_allows() {
         r#"Bearer error="insufficient_scope", scope="files:read files:write user:profile", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", error_description="Additional file write permission required""#,
     );
     assert!(c.is_insufficient_scope());
-    assert_eq!(c.scope.as_deref(), Some("files:read files:write user:profile"));
+    assert_eq!(
+        c.scope.as_deref(),
+        Some("files:read files:write user:profile")
+    );
     assert_eq!(
         c.error_description.as_deref(),
         Some("Additional file write permission required")
@@ -48,9 +58,16 @@ fn the_bearer_challenge_is_read_from_any_header_the_grammar_allows() {
     assert_eq!(challenge("Bearer   "), Challenge::default());
 
     // Among other schemes, before and after, with token68 and parameters of their own.
-    let c = challenge(r#"Basic realm="a, Bearer scope=\"x\"", Negotiate dGVzdA==, Bearer scope="y", DPoP algs="ES256""#);
-    assert_eq!(c.scope.as_deref(), Some("y"), "the quoted comma is not a separator");
-    let c = challenge(r#"Newauth realm="apps", type=1, title="Login", Bearer realm="x", scope="z""#);
+    let c = challenge(
+        r#"Basic realm="a, Bearer scope=\"x\"", Negotiate dGVzdA==, Bearer scope="y", DPoP algs="ES256""#,
+    );
+    assert_eq!(
+        c.scope.as_deref(),
+        Some("y"),
+        "the quoted comma is not a separator"
+    );
+    let c =
+        challenge(r#"Newauth realm="apps", type=1, title="Login", Bearer realm="x", scope="z""#);
     assert_eq!(c.scope.as_deref(), Some("z"));
     // The first value of a parameter named twice; unknown parameters skipped.
     let c = challenge(r#"Bearer scope="a", scope="b", realm="r", foo=bar"#);
@@ -105,7 +122,11 @@ fn the_resource_metadata_is_looked_for_where_the_spec_says_in_its_order() {
             "http://localhost:8000/.well-known/oauth-protected-resource",
         ]
     );
-    for root in ["https://example.com", "https://example.com/", "https://example.com:443/"] {
+    for root in [
+        "https://example.com",
+        "https://example.com/",
+        "https://example.com:443/",
+    ] {
         assert_eq!(
             resource_metadata_urls(root, None).unwrap(),
             ["https://example.com/.well-known/oauth-protected-resource"],
@@ -335,7 +356,10 @@ fn an_authorization_server_must_name_itself_and_do_pkce() {
     assert!(asm.client_id_metadata_document_supported);
 
     // Another issuer: refused (RFC 8414, section 3.3).
-    for other in ["https://auth.example.com/tenant2", "https://evil.example/tenant1"] {
+    for other in [
+        "https://auth.example.com/tenant2",
+        "https://evil.example/tenant1",
+    ] {
         assert_eq!(
             ServerMetadata::parse(ASM.as_bytes(), other, &limits()),
             Err(AuthError::IssuerMismatch {
@@ -345,13 +369,17 @@ fn an_authorization_server_must_name_itself_and_do_pkce() {
     }
     // A host-only issuer with or without its slash, as serializers write it.
     let slashed = r#"{"issuer":"http://127.0.0.1:9000/","authorization_endpoint":"http://127.0.0.1:9000/authorize","token_endpoint":"http://127.0.0.1:9000/token","code_challenge_methods_supported":["S256"]}"#;
-    let asm = ServerMetadata::parse(slashed.as_bytes(), "http://127.0.0.1:9000", &limits()).unwrap();
+    let asm =
+        ServerMetadata::parse(slashed.as_bytes(), "http://127.0.0.1:9000", &limits()).unwrap();
     assert_eq!(asm.registration_endpoint, None);
     assert!(!asm.client_id_metadata_document_supported);
 
     // No PKCE with S256: the spec says not to go on.
     for methods in [r#""code_challenge_methods_supported":["plain"],"#, ""] {
-        let doc = ASM.replace(r#""code_challenge_methods_supported": ["plain", "S256"],"#, methods);
+        let doc = ASM.replace(
+            r#""code_challenge_methods_supported": ["plain", "S256"],"#,
+            methods,
+        );
         assert_eq!(
             ServerMetadata::parse(doc.as_bytes(), issuer, &limits()),
             Err(AuthError::NoPkce),
@@ -367,7 +395,10 @@ fn an_authorization_server_must_name_itself_and_do_pkce() {
         ServerMetadata::parse(doc.as_bytes(), issuer, &limits()),
         Err(AuthError::InsecureUrl(_))
     ));
-    let doc = ASM.replace(r#""authorization_endpoint""#, r#""authorization_endpoint_x""#);
+    let doc = ASM.replace(
+        r#""authorization_endpoint""#,
+        r#""authorization_endpoint_x""#,
+    );
     assert_eq!(
         ServerMetadata::parse(doc.as_bytes(), issuer, &limits()),
         Err(AuthError::Invalid {
@@ -386,14 +417,22 @@ fn an_authorization_server_must_name_itself_and_do_pkce() {
 }
 
 fn server() -> ServerMetadata {
-    ServerMetadata::parse(ASM.as_bytes(), "https://auth.example.com/tenant1", &limits()).unwrap()
+    ServerMetadata::parse(
+        ASM.as_bytes(),
+        "https://auth.example.com/tenant1",
+        &limits(),
+    )
+    .unwrap()
 }
 
 #[test]
 fn the_browser_is_sent_with_pkce_state_and_resource_and_its_return_is_checked() {
     let pkce = Pkce::from_random(&[7; 32]);
     assert_eq!(pkce.verifier().len(), 43);
-    assert!(!format!("{pkce:?}").contains(pkce.verifier()), "the verifier is secret");
+    assert!(
+        !format!("{pkce:?}").contains(pkce.verifier()),
+        "the verifier is secret"
+    );
     let request = AuthorizationRequest {
         client_id: "client 1",
         redirect_uri: "http://127.0.0.1:3000/callback",
@@ -424,7 +463,12 @@ fn the_browser_is_sent_with_pkce_state_and_resource_and_its_return_is_checked() 
     // The way back.
     let s = server();
     assert_eq!(
-        read_redirect("http://127.0.0.1:3000/callback?code=a%2Bb+c&state=s%2F1", "s/1", &s).unwrap(),
+        read_redirect(
+            "http://127.0.0.1:3000/callback?code=a%2Bb+c&state=s%2F1",
+            "s/1",
+            &s
+        )
+        .unwrap(),
         "a+b c"
     );
     assert_eq!(
@@ -457,7 +501,11 @@ fn the_browser_is_sent_with_pkce_state_and_resource_and_its_return_is_checked() 
         ("?state=s", AuthError::NoCode),
         ("?state=s&code=", AuthError::NoCode),
     ] {
-        assert_eq!(read_redirect(redirect, "s", &s), Err(expected), "{redirect}");
+        assert_eq!(
+            read_redirect(redirect, "s", &s),
+            Err(expected),
+            "{redirect}"
+        );
     }
     // The first of a parameter named twice: a second `state` cannot override the first.
     assert_eq!(
@@ -506,7 +554,10 @@ fn a_token_is_a_bearer_token_a_header_can_carry() {
     assert_eq!(token.expires_in, Some(3600));
     assert_eq!(token.refresh_token.as_deref(), Some("r1"));
     let printed = format!("{token:?}");
-    assert!(!printed.contains("abc.DEF") && !printed.contains("r1"), "{printed}");
+    assert!(
+        !printed.contains("abc.DEF") && !printed.contains("r1"),
+        "{printed}"
+    );
 
     for (body, expected) in [
         (
@@ -561,7 +612,11 @@ fn a_token_is_a_bearer_token_a_header_can_carry() {
             },
         ),
     ] {
-        assert_eq!(Token::parse(body.as_bytes(), &limits()), Err(expected), "{body}");
+        assert_eq!(
+            Token::parse(body.as_bytes(), &limits()),
+            Err(expected),
+            "{body}"
+        );
     }
     assert_eq!(Token::bearer("k-1").unwrap().header_value(), "Bearer k-1");
     assert!(Token::bearer("k 1").is_err());
@@ -574,9 +629,11 @@ fn a_client_registers_as_a_public_client_of_the_code_grant() {
         std::str::from_utf8(&body).unwrap(),
         r#"{"client_name":"mcp-sansio \"test\"","redirect_uris":["http://127.0.0.1:3000/cb"],"grant_types":["authorization_code","refresh_token"],"response_types":["code"],"token_endpoint_auth_method":"none"}"#
     );
-    let registration =
-        Registration::parse(br#"{"client_id":"c1","client_secret":"shh","client_id_issued_at":1}"#, &limits())
-            .unwrap();
+    let registration = Registration::parse(
+        br#"{"client_id":"c1","client_secret":"shh","client_id_issued_at":1}"#,
+        &limits(),
+    )
+    .unwrap();
     assert_eq!(registration.client_id, "c1");
     assert_eq!(registration.client_secret.as_deref(), Some("shh"));
     assert!(!format!("{registration:?}").contains("shh"));

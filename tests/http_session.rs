@@ -669,7 +669,10 @@ fn an_error_status_whose_body_breaks_ends_the_request_by_its_status() {
         reply.broken = true;
         Some(reply)
     });
-    assert_eq!(h.outcome(list), Err(Error::Http(HttpError::Unauthorized(None))));
+    assert_eq!(
+        h.outcome(list),
+        Err(Error::Http(HttpError::Unauthorized(None)))
+    );
     assert_eq!(h.methods(), ["tools/list"], "not sent again");
 }
 

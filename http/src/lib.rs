@@ -37,6 +37,7 @@ use std::time::Duration;
 #[cfg(feature = "_fuzz")]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod oauth;
 mod wire;
 
 use mcp_sansio::{

@@ -40,9 +40,9 @@ use super::headers::base64url;
 use crate::error::{JsonError, JsonErrorKind};
 use crate::json::scan::{Scanner, Scratch};
 use crate::json::view::Object;
-use crate::RawJson;
 use crate::json::write::{write_array, write_string, ObjectWriter};
 use crate::Limits;
+use crate::RawJson;
 
 // ---- the challenge ------------------------------------------------------------------------
 
@@ -158,9 +158,10 @@ impl<'h> HeaderCursor<'h> {
     /// A token (RFC 9110 `tchar`s), possibly empty.
     fn token(&mut self) -> &'h str {
         let start = self.at;
-        while self.peek().is_some_and(|b| {
-            b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-        }) {
+        while self
+            .peek()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+        {
             self.at += 1;
         }
         // Only ASCII was taken, so the slice is UTF-8 and on char boundaries.
@@ -362,7 +363,11 @@ impl fmt::Display for AuthError {
                 }
             }
             AuthError::NotBearer(kind) => {
-                write!(f, "the token is not a bearer token a header can carry ({:?})", kind)
+                write!(
+                    f,
+                    "the token is not a bearer token a header can carry ({:?})",
+                    kind
+                )
             }
         }
     }
@@ -390,7 +395,10 @@ fn secure(url: &str) -> Result<(String, &str), AuthError> {
 fn is_loopback(origin: &str) -> bool {
     let authority = origin.split_once("://").map_or("", |(_, a)| a);
     let host = if authority.starts_with('[') {
-        authority.split_once(']').map_or("", |(h, _)| h).trim_start_matches('[')
+        authority
+            .split_once(']')
+            .map_or("", |(h, _)| h)
+            .trim_start_matches('[')
     } else {
         authority.split(':').next().unwrap_or_default()
     };
@@ -507,7 +515,11 @@ fn opt_string(
 }
 
 /// A string member that must be there.
-fn string(object: Object<'_>, member: &'static str, document: &'static str) -> Result<String, AuthError> {
+fn string(
+    object: Object<'_>,
+    member: &'static str,
+    document: &'static str,
+) -> Result<String, AuthError> {
     opt_string(object, member, document)?.ok_or(AuthError::Invalid { document, member })
 }
 
@@ -702,7 +714,9 @@ pub fn registration_request(client_name: &str, redirect_uris: &[&str]) -> Vec<u8
     let mut object = ObjectWriter::open(&mut out);
     object.string("client_name", client_name);
     object.key("redirect_uris");
-    write_array(object.out(), redirect_uris, |uri, out| write_string(out, uri));
+    write_array(object.out(), redirect_uris, |uri, out| {
+        write_string(out, uri)
+    });
     object.raw("grant_types", r#"["authorization_code","refresh_token"]"#);
     object.raw("response_types", r#"["code"]"#);
     object.string("token_endpoint_auth_method", "none");
@@ -826,8 +840,12 @@ fn percent_encode(value: &str, out: &mut String) {
             out.push(char::from(b));
         } else {
             out.push('%');
-            out.push(char::from(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0')));
-            out.push(char::from(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0')));
+            out.push(char::from(
+                HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
+            ));
+            out.push(char::from(
+                HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
+            ));
         }
     }
 }

@@ -66,6 +66,9 @@ enum Peer {
     /// `mcp` 2.x with the routed_count script (over HTTP only): a tool whose arguments are
     /// mirrored into `Mcp-Param-*` headers, which the SDK checks.
     Routed,
+    /// `mcp` 2.x with the oauth_server script (over HTTP only): word_count behind the SDK's
+    /// OAuth, the server its own authorization server.
+    Guarded,
 }
 
 impl Peer {
@@ -79,6 +82,10 @@ impl Peer {
             Peer::Routed => vec![
                 peers.join("mcp2/bin/python"),
                 interop.join("routed_server.py"),
+            ],
+            Peer::Guarded => vec![
+                peers.join("mcp2/bin/python"),
+                interop.join("oauth_server.py"),
             ],
             Peer::Python1 => vec![peers.join("mcp1/bin/python"), script],
             Peer::Roots2 => vec![peers.join("mcp2/bin/python"), script, "--roots".into()],
@@ -101,7 +108,7 @@ impl Peer {
     /// The tool to call, its arguments, and the text it must answer.
     fn call(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Peer::Python2 | Peer::Python1 | Peer::Roots2 | Peer::Roots1 => (
+            Peer::Python2 | Peer::Python1 | Peer::Roots2 | Peer::Roots1 | Peer::Guarded => (
                 "word_count",
                 r#"{"text":"vanilla stock needs review"}"#,
                 "4 words",
@@ -124,7 +131,7 @@ impl Peer {
     /// for that to finish, so a listing right after the handshake may come before it.
     fn tools(self) -> std::ops::RangeInclusive<usize> {
         match self {
-            Peer::Python2 | Peer::Python1 | Peer::Routed => 1..=1,
+            Peer::Python2 | Peer::Python1 | Peer::Routed | Peer::Guarded => 1..=1,
             Peer::Roots2 => 8..=8,
             Peer::Roots1 => 5..=5,
             Peer::Everything => 12..=13,
@@ -596,6 +603,12 @@ impl HttpPeer {
                     Served::Events | Served::Json => "streamableHttp",
                 };
                 command.arg(mode).env("PORT", port.to_string());
+            }
+            Peer::Guarded => {
+                command
+                    .args(&argv[1..])
+                    .arg(port.to_string())
+                    .arg(oauth_log(port));
             }
             Peer::Python1 | Peer::Python2 | Peer::Routed | Peer::Roots2 | Peer::Roots1 => {
                 let flag = match served {
@@ -1621,4 +1634,197 @@ fn the_python_sdks_ask_for_roots_inside_a_call_and_get_the_application_s() {
         Err(HostError::UnknownServer { id }) if id == "nobody"
     ));
     host.close(Duration::from_secs(1));
+}
+
+/// Where the OAuth peer on `port` logs what reached its authorization server.
+fn oauth_log(port: u16) -> PathBuf {
+    std::env::temp_dir().join(format!("mcp-sansio-oauth-{port}.jsonl"))
+}
+
+/// The steps the OAuth peer logged, one JSON object each.
+fn oauth_steps(url: &str) -> Vec<serde_json::Value> {
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    std::fs::read_to_string(oauth_log(port))
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_server() {
+    use mcp_sansio::auth::{AuthError, Challenge, TokenRequest};
+    use mcp_sansio::HttpError;
+    use mcp_sansio_http::oauth::{AuthorizeError, Authorizer, ClientIdentity};
+
+    let server = HttpPeer::start(Peer::Guarded, Served::Events);
+    let base = server.url.trim_end_matches("/mcp").to_owned();
+    let guarded = |protocol| config(Peer::Guarded, protocol);
+
+    // Without a token: the SDK's 401, and its challenge says where to look.
+    let mut client = HttpClient::new(&server.url, guarded(ProtocolChoice::Auto)).unwrap();
+    let challenge = match client.connect() {
+        Err(HttpClientError::Mcp(Error::Http(HttpError::Unauthorized(Some(c))))) => c,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        challenge.resource_metadata.as_deref(),
+        Some(format!("{base}/.well-known/oauth-protected-resource/mcp").as_str())
+    );
+    assert_eq!(challenge.error.as_deref(), Some("invalid_token"));
+
+    // The flow: discovery, registration, the robot's browser, the token.
+    let authorizer = Authorizer::new(&Limits::default());
+    let redirect_uri = "http://127.0.0.1:1/callback";
+    let identity = ClientIdentity {
+        client_id: None,
+        client_name: "mcp-sansio interop",
+        redirect_uri,
+    };
+    let mut opened = String::new();
+    let authorized = authorizer
+        .authorize(&server.url, Some(&challenge), identity, |url| {
+            opened = url.to_owned();
+            let fetched = authorizer
+                .fetch("GET", url, None)
+                .map_err(|e| e.to_string())?;
+            assert_eq!(
+                fetched.status,
+                302,
+                "{}",
+                String::from_utf8_lossy(&fetched.body)
+            );
+            fetched.location.ok_or_else(|| String::from("no Location"))
+        })
+        .unwrap();
+    assert!(opened.starts_with(&format!("{base}/authorize?response_type=code&client_id=")));
+    assert_eq!(authorized.discovered.resource.resource, server.url);
+    assert_eq!(authorized.token.scope.as_deref(), Some("words"));
+
+    // With it, every revision connects, lists and calls, through both drivers.
+    for protocol in [ProtocolChoice::Auto, ProtocolChoice::Stateful] {
+        let mut client = HttpClient::new(&server.url, guarded(protocol)).unwrap();
+        client.session().set_authorization(Some(&authorized.token));
+        client.connect().unwrap();
+        let catalog = client.list_tools().unwrap();
+        call_and_refuse(
+            Peer::Guarded,
+            &catalog,
+            |name, arguments| client.call_tool(name, arguments),
+            |e| matches!(e, HttpClientError::Mcp(Error::Misuse(_))),
+        );
+        client.close();
+    }
+    let bearer = authorized.token.header_value();
+    let header = ("Authorization", bearer.as_str());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (handle, _events) = runtime
+        .block_on(mcp_sansio_tokio::connect_http(
+            &server.url,
+            &[header],
+            guarded(ProtocolChoice::Auto),
+        ))
+        .unwrap();
+    async_checks(
+        &runtime,
+        handle,
+        Peer::Guarded,
+        ProtocolChoice::Auto,
+        ProtocolVersion::V2026_07_28,
+    );
+
+    // Refreshed: a new token, and the old refresh token is spent (the SDK rotates it).
+    let refresh = authorized.token.refresh_token.clone().unwrap();
+    let resource = authorized.discovered.resource.resource.as_str();
+    let request = TokenRequest::refresh(&refresh, None, &authorized.client_id, resource);
+    let renewed = authorizer
+        .token(&authorized.discovered.server, &request)
+        .unwrap();
+    assert_ne!(renewed.access_token, authorized.token.access_token);
+    let mut client = HttpClient::new(&server.url, guarded(ProtocolChoice::Auto)).unwrap();
+    client.session().set_authorization(Some(&renewed));
+    client.connect().unwrap();
+    client.close();
+    match authorizer.token(&authorized.discovered.server, &request) {
+        Err(AuthorizeError::Auth(AuthError::Refused { error, .. })) => {
+            assert_eq!(error, "invalid_grant");
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // A scope the client may not have: the SDK refuses by the redirect, and no token is
+    // asked for.
+    let deny = Challenge::parse(r#"Bearer scope="admin""#).unwrap();
+    let client_id = authorized.client_id.as_str();
+    let known = ClientIdentity {
+        client_id: Some(client_id),
+        ..identity
+    };
+    let robot = |url: &str| {
+        let fetched = authorizer
+            .fetch("GET", url, None)
+            .map_err(|e| e.to_string())?;
+        fetched.location.ok_or_else(|| String::from("no Location"))
+    };
+    match authorizer.authorize(&server.url, Some(&deny), known, robot) {
+        Err(AuthorizeError::Auth(AuthError::Refused { error, description })) => {
+            assert_eq!(error, "invalid_scope");
+            assert!(description.unwrap().contains("admin"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // A forged redirect (another state) is not used: no code is sent to the token endpoint.
+    let forged = authorizer.authorize(&server.url, Some(&challenge), known, |url| {
+        let back = robot(url)?;
+        let (head, _) = back.split_once("state=").unwrap();
+        Ok(format!("{head}state=forged"))
+    });
+    assert!(
+        matches!(forged, Err(AuthorizeError::Auth(AuthError::StateMismatch))),
+        "{forged:?}"
+    );
+
+    // The witness: one registration as a public client, and every authorization and token
+    // for this server's URL (RFC 8707), with the S256 challenge's 43 characters.
+    let steps = oauth_steps(&server.url);
+    let named = |step: &str| -> Vec<&serde_json::Value> {
+        steps.iter().filter(|s| s["step"] == step).collect()
+    };
+    let registered = named("register");
+    assert_eq!(registered.len(), 1, "{steps:?}");
+    assert_eq!(registered[0]["auth_method"], "none");
+    assert_eq!(registered[0]["redirect_uris"][0], redirect_uri);
+    let authorizations = named("authorize");
+    assert_eq!(
+        authorizations.len(),
+        2,
+        "the refused one never reached it: {steps:?}"
+    );
+    for step in &authorizations {
+        assert_eq!(step["resource"], server.url.as_str(), "{step}");
+        assert_eq!(step["challenge_length"], 43);
+        assert_eq!(step["state"].as_str().unwrap().len(), 32);
+    }
+    assert_eq!(authorizations[0]["scopes"], serde_json::json!(["words"]));
+    let issued: Vec<_> = steps
+        .iter()
+        .filter(|s| s["step"] == "token" || s["step"] == "refresh")
+        .map(|s| (s["step"].as_str().unwrap(), s["resource"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        issued,
+        [
+            ("token", server.url.as_str()),
+            ("refresh", server.url.as_str())
+        ],
+        "the forged redirect's code was never exchanged"
+    );
 }

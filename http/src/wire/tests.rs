@@ -89,7 +89,10 @@ fn a_body_to_the_close_ends_with_the_stream_and_never_keeps_the_connection() {
     assert!(!head.keep_alive);
     assert_eq!(body, b"data: 1\n\n");
     assert_eq!(end, BodyEnd::Whole);
-    assert_eq!(head.fields.content_type.as_deref(), Some("text/event-stream"));
+    assert_eq!(
+        head.fields.content_type.as_deref(),
+        Some("text/event-stream")
+    );
 }
 
 #[test]

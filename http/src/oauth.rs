@@ -1,0 +1,370 @@
+//! OAuth for a server that answers 401: the core's [`auth`](mcp_sansio::auth) steps, with
+//! the fetching done here, over the same HTTP/1.1 code as the session's requests.
+//!
+//! [`Authorizer::authorize`] runs the whole flow the MCP spec describes: discovery (the
+//! protected resource metadata, then the authorization server's), a client id (the
+//! application's, or dynamic registration), PKCE and `state` from the operating system's
+//! random source, the user's browser (the application's part: it opens the URL and hands
+//! back where the browser was sent), and the token, bound to the server with RFC 8707's
+//! `resource`. Each step is also public, for an application that keeps a client id, a
+//! refresh token or the metadata between runs.
+//!
+//! Every fetch is bounded: one reply head by [`Limits::reply_head_bytes`], one document by
+//! [`Limits::frame_bytes`], and each exchange by [`Limits::operation_timeout`]. Redirects
+//! are not followed (a metadata URL that redirects counts as not found), and no header of
+//! the application's goes to these URLs.
+
+use std::fmt;
+
+use mcp_sansio::auth::{
+    read_redirect, registration_request, resource_metadata_urls, scope_to_request,
+    server_metadata_urls, AuthError, AuthorizationRequest, Challenge, Pkce, Registration,
+    ResourceMetadata, ServerMetadata, Token, TokenRequest,
+};
+use mcp_sansio::Limits;
+
+use crate::wire::{self, Fields};
+use crate::Seen;
+
+/// Why authorization did not end with a token.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AuthorizeError {
+    /// A step's document or decision failed; see [`AuthError`] (most are the servers'
+    /// doing).
+    Auth(AuthError),
+    /// A URL could not be reached, or its reply was not HTTP (the cause, as text).
+    Unreachable(String),
+    /// No protected resource metadata, or no authorization server metadata, at any of the
+    /// URLs the spec names (each answered with a status other than 200, listed).
+    NotFound(Vec<(String, u16)>),
+    /// An endpoint answered with a status and no OAuth error in its body.
+    Status {
+        /// The URL.
+        url: String,
+        /// Its status.
+        status: u16,
+    },
+    /// The authorization server takes no client it does not know (no
+    /// `registration_endpoint`), and the application gave no client id.
+    NoClientId,
+    /// The application's browser step failed, in its own words.
+    Browser(String),
+    /// The operating system's random source failed.
+    Random(String),
+}
+
+impl fmt::Display for AuthorizeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AuthorizeError::Auth(e) => e.fmt(f),
+            AuthorizeError::Unreachable(why) => write!(f, "could not fetch: {why}"),
+            AuthorizeError::NotFound(tried) => {
+                f.write_str("no metadata was found at")?;
+                for (i, (url, status)) in tried.iter().enumerate() {
+                    let comma = if i == 0 { " " } else { ", " };
+                    write!(f, "{comma}{url} ({status})")?;
+                }
+                Ok(())
+            }
+            AuthorizeError::Status { url, status } => {
+                write!(f, "{url} answered {status} without an OAuth error")
+            }
+            AuthorizeError::NoClientId => f.write_str(
+                "the authorization server registers no clients and no client id was given",
+            ),
+            AuthorizeError::Browser(why) => write!(f, "the browser step failed: {why}"),
+            AuthorizeError::Random(why) => write!(f, "no random bytes: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for AuthorizeError {}
+
+impl From<AuthError> for AuthorizeError {
+    fn from(e: AuthError) -> Self {
+        AuthorizeError::Auth(e)
+    }
+}
+
+/// A reply to one fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    /// The status.
+    pub status: u16,
+    /// `Location`, if given (a redirect's target).
+    pub location: Option<String>,
+    /// The body, at most [`Limits::frame_bytes`] of it.
+    pub body: Vec<u8>,
+}
+
+/// Both servers' metadata, found for one MCP server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Discovered {
+    /// The MCP server's protected resource metadata.
+    pub resource: ResourceMetadata,
+    /// Its first authorization server's metadata.
+    pub server: ServerMetadata,
+}
+
+/// Who the client is to the authorization server.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIdentity<'a> {
+    /// A client id the application has for this authorization server (pre-registered, or a
+    /// URL to its client metadata document); without one the client registers itself.
+    pub client_id: Option<&'a str>,
+    /// The name a registration gives the client, shown to the user.
+    pub client_name: &'a str,
+    /// Where the browser comes back: a loopback URL the application listens on, or its own
+    /// `https` one.
+    pub redirect_uri: &'a str,
+}
+
+/// What authorization ended with.
+#[derive(Debug, Clone)]
+pub struct Authorized {
+    /// The token: hand it to
+    /// [`HttpSession::set_authorization`](mcp_sansio::HttpSession::set_authorization).
+    pub token: Token,
+    /// The client id used, to keep for a refresh.
+    pub client_id: String,
+    /// The client secret a registration gave, if any.
+    pub client_secret: Option<String>,
+    /// The metadata found, to keep for a refresh.
+    pub discovered: Discovered,
+}
+
+/// Fetches OAuth's documents and runs the flow; see the [module](self).
+#[derive(Debug, Clone)]
+pub struct Authorizer {
+    limits: Limits,
+}
+
+impl Authorizer {
+    /// An authorizer bounded by `limits` (see the [module](self)).
+    pub fn new(limits: &Limits) -> Self {
+        Authorizer { limits: *limits }
+    }
+
+    /// `method` to `url`, with `body` of its content type if given, and `Accept:
+    /// application/json`.
+    ///
+    /// # Errors
+    /// [`AuthorizeError::Unreachable`] when there is no reply, or the URL cannot be reached
+    /// by this build.
+    pub fn fetch(
+        &self,
+        method: &str,
+        url: &str,
+        body: Option<(&str, &[u8])>,
+    ) -> Result<Fetched, AuthorizeError> {
+        let target = wire::Target::new(url, self.limits.reply_head_bytes, 0)
+            .map_err(|e| AuthorizeError::Unreachable(e.to_string()))?;
+        let mut headers = vec![("Accept", "application/json")];
+        if let Some((content_type, _)) = body {
+            headers.push(("Content-Type", content_type));
+        }
+        let limit = self.limits.frame_bytes;
+        let mut head: Option<(u16, Fields)> = None;
+        let mut out = Vec::new();
+        let mut failed = None;
+        target.exchange(
+            method,
+            None,
+            headers.into_iter(),
+            body.map(|(_, b)| b),
+            self.limits.operation_timeout,
+            &|_| {},
+            &mut |seen| match seen {
+                Seen::Head { status, fields } => {
+                    head = Some((status, fields.clone()));
+                    true
+                }
+                Seen::Body(bytes) => {
+                    out.extend_from_slice(bytes);
+                    if out.len() > limit {
+                        failed = Some(format!("{url}'s reply is longer than {limit} bytes"));
+                        return false;
+                    }
+                    true
+                }
+                Seen::End => true,
+                Seen::Broken { why, .. } => {
+                    failed = Some(why);
+                    false
+                }
+            },
+        );
+        if let Some(why) = failed {
+            return Err(AuthorizeError::Unreachable(why));
+        }
+        let (status, fields) =
+            head.ok_or_else(|| AuthorizeError::Unreachable(format!("{url} gave no reply")))?;
+        Ok(Fetched {
+            status,
+            location: fields.location,
+            body: out,
+        })
+    }
+
+    /// The first of `urls` that answers 200, its body read by `parse`.
+    fn first_found<T>(
+        &self,
+        urls: Vec<String>,
+        parse: impl Fn(&[u8]) -> Result<T, AuthError>,
+    ) -> Result<T, AuthorizeError> {
+        let mut tried = Vec::new();
+        for url in urls {
+            let fetched = self.fetch("GET", &url, None)?;
+            if fetched.status == 200 {
+                return Ok(parse(&fetched.body)?);
+            }
+            tried.push((url, fetched.status));
+        }
+        Err(AuthorizeError::NotFound(tried))
+    }
+
+    /// Both servers' metadata for the MCP server at `server_url`, which refused a request
+    /// with `challenge` (if it sent one): the protected resource metadata from the first
+    /// URL that has it, then its first authorization server's, each in the spec's order.
+    ///
+    /// # Errors
+    /// [`AuthorizeError`]: a URL unreachable, no metadata at any URL, or metadata refused.
+    pub fn discover(
+        &self,
+        server_url: &str,
+        challenge: Option<&Challenge>,
+    ) -> Result<Discovered, AuthorizeError> {
+        let urls = resource_metadata_urls(server_url, challenge)?;
+        let resource = self.first_found(urls, |body| {
+            ResourceMetadata::parse(body, server_url, &self.limits)
+        })?;
+        let issuer = resource
+            .authorization_servers
+            .first()
+            .cloned()
+            .unwrap_or_default();
+        let server = self.first_found(server_metadata_urls(&issuer)?, |body| {
+            ServerMetadata::parse(body, &issuer, &self.limits)
+        })?;
+        Ok(Discovered { resource, server })
+    }
+
+    /// `body` POSTed to `url` as `content_type`, its answer read by `parse`; an error
+    /// status with no OAuth error in its body is [`AuthorizeError::Status`].
+    fn post<T>(
+        &self,
+        url: &str,
+        content_type: &str,
+        body: &[u8],
+        parse: impl Fn(&[u8], &Limits) -> Result<T, AuthError>,
+    ) -> Result<T, AuthorizeError> {
+        let fetched = self.fetch("POST", url, Some((content_type, body)))?;
+        let parsed = parse(&fetched.body, &self.limits);
+        if (200..300).contains(&fetched.status) {
+            return Ok(parsed?);
+        }
+        match parsed {
+            Err(refused @ AuthError::Refused { .. }) => Err(refused.into()),
+            _ => Err(AuthorizeError::Status {
+                url: url.to_owned(),
+                status: fetched.status,
+            }),
+        }
+    }
+
+    /// Registers a client (RFC 7591) at `server`'s registration endpoint.
+    ///
+    /// # Errors
+    /// [`AuthorizeError::NoClientId`] when `server` has no registration endpoint; else as
+    /// the fetch and the answer go.
+    pub fn register(
+        &self,
+        server: &ServerMetadata,
+        client_name: &str,
+        redirect_uri: &str,
+    ) -> Result<Registration, AuthorizeError> {
+        let endpoint = server
+            .registration_endpoint
+            .as_deref()
+            .ok_or(AuthorizeError::NoClientId)?;
+        let body = registration_request(client_name, &[redirect_uri]);
+        self.post(endpoint, "application/json", &body, Registration::parse)
+    }
+
+    /// `request` at `server`'s token endpoint: a code exchanged, or a token refreshed.
+    ///
+    /// # Errors
+    /// As the fetch and the answer go: [`AuthError::Refused`] with the server's OAuth error.
+    pub fn token(
+        &self,
+        server: &ServerMetadata,
+        request: &TokenRequest<'_>,
+    ) -> Result<Token, AuthorizeError> {
+        let body = request.body();
+        self.post(
+            &server.token_endpoint,
+            "application/x-www-form-urlencoded",
+            body.as_bytes(),
+            Token::parse,
+        )
+    }
+
+    /// The whole flow for the MCP server at `server_url`, which refused a request with
+    /// `challenge`: discovery, a client id, PKCE and state, `browser` (given the URL to
+    /// open, it returns the URL the browser was sent back to, or why not), and the token.
+    ///
+    /// # Errors
+    /// [`AuthorizeError`] from whichever step failed; a redirect whose `state` is not the
+    /// one sent is [`AuthError::StateMismatch`], and is not used.
+    pub fn authorize(
+        &self,
+        server_url: &str,
+        challenge: Option<&Challenge>,
+        client: ClientIdentity<'_>,
+        browser: impl FnOnce(&str) -> Result<String, String>,
+    ) -> Result<Authorized, AuthorizeError> {
+        let discovered = self.discover(server_url, challenge)?;
+        let (client_id, client_secret) = match client.client_id {
+            Some(id) => (id.to_owned(), None),
+            None => {
+                let registration =
+                    self.register(&discovered.server, client.client_name, client.redirect_uri)?;
+                (registration.client_id, registration.client_secret)
+            }
+        };
+        let (mut verifier, mut state) = ([0_u8; 32], [0_u8; 16]);
+        for bytes in [&mut verifier[..], &mut state[..]] {
+            getrandom::fill(bytes).map_err(|e| AuthorizeError::Random(e.to_string()))?;
+        }
+        let pkce = Pkce::from_random(&verifier);
+        let state: String = state.iter().map(|b| format!("{b:02x}")).collect();
+        let scope = scope_to_request(challenge, &discovered.resource);
+        let resource = discovered.resource.resource.as_str();
+        let url = AuthorizationRequest {
+            client_id: &client_id,
+            redirect_uri: client.redirect_uri,
+            scope: scope.as_deref(),
+            state: &state,
+            resource,
+        }
+        .url(&discovered.server, &pkce);
+        let back = browser(&url).map_err(AuthorizeError::Browser)?;
+        let code = read_redirect(&back, &state, &discovered.server)?;
+        let request = TokenRequest::authorization_code(
+            &code,
+            client.redirect_uri,
+            &pkce,
+            &client_id,
+            resource,
+        )
+        .client_secret(client_secret.as_deref());
+        let token = self.token(&discovered.server, &request)?;
+        Ok(Authorized {
+            token,
+            client_id,
+            client_secret,
+            discovered,
+        })
+    }
+}
