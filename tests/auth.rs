@@ -197,6 +197,8 @@ fn the_authorization_server_is_looked_for_under_rfc_8414_then_openid_connect() {
         "http://127.0.0.1.evil.example",
         "http://127.0.0.256",
         "http://localhost.evil.example",
+        "https://user@auth.example.com",
+        "http://evil.example@127.0.0.1",
     ] {
         assert!(
             matches!(server_metadata_urls(bad), Err(AuthError::InsecureUrl(_))),
@@ -256,6 +258,8 @@ fn resource_metadata_is_taken_only_for_this_server() {
         "https://example.com/pub",
         "https://example.com/public/mcp/deeper",
         "https://example.com/public/mcp#f",
+        "https://@example.com/public/mcp",
+        "https://evil.example@example.com/public/mcp",
         "not a url",
     ] {
         assert_eq!(

@@ -48,3 +48,8 @@ fn sse_corpus_replays() {
 fn http_session_corpus_replays() {
     replay("http_session", mcp_sansio::fuzzing::http_session);
 }
+
+#[test]
+fn auth_corpus_replays() {
+    replay("auth", mcp_sansio::fuzzing::auth);
+}

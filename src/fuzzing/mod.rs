@@ -271,10 +271,12 @@ fn assert_same_id(json: &serde_json::Value, id: &crate::RequestId) {
     }
 }
 
+mod auth;
 mod http;
 mod session;
 mod sse;
 
+pub use auth::auth;
 pub use http::http_session;
 pub use session::{client_session, connected_client, run_session, Scenario, Step, MAX_STEPS};
 pub use sse::{expected_events, read_events_in_pieces, sse, SseItem};

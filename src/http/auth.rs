@@ -377,11 +377,19 @@ impl core::error::Error for AuthError {}
 
 // ---- URLs ---------------------------------------------------------------------------------
 
+/// Whether `url` names user information (`https://user@host/`): nothing OAuth uses does,
+/// and a host reading one URL while a person reads another is how phishing goes.
+fn has_userinfo(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    authority.contains('@')
+}
+
 /// `url`'s origin and request target, if it is `https`, or `http` to a loopback host.
 fn secure(url: &str) -> Result<(String, &str), AuthError> {
     let (origin, target) =
         split_absolute(url).ok_or_else(|| AuthError::InsecureUrl(String::from(url)))?;
-    if url.contains(['#', ' ']) || !url.bytes().all(|b| b.is_ascii_graphic()) {
+    if url.contains(['#', ' ']) || !url.bytes().all(|b| b.is_ascii_graphic()) || has_userinfo(url) {
         return Err(AuthError::InsecureUrl(String::from(url)));
     }
     if origin.starts_with("https://") || is_loopback(&origin) {
@@ -593,6 +601,7 @@ impl ResourceMetadata {
             let (above, ours) = (path(above), path(target));
             theirs == origin
                 && !resource.contains('#')
+                && !has_userinfo(&resource)
                 && (ours == above || ours.starts_with(&alloc::format!("{above}/")))
         });
         if !covers {

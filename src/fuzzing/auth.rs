@@ -1,0 +1,154 @@
+//! OAuth's readers on any bytes a server or a browser sends: no panic, and what each accepts
+//! keeps the promises its documentation makes.
+
+use alloc::format;
+use alloc::string::String;
+
+use crate::auth::{
+    read_redirect, server_metadata_urls, AuthError, AuthorizationRequest, Challenge, Pkce,
+    Registration, ResourceMetadata, ServerMetadata, Token,
+};
+use crate::Limits;
+
+/// The server every document is read for.
+const SERVER: &str = "https://mcp.example.com/api/mcp";
+/// The issuer every authorization server document is read for.
+const ISSUER: &str = "https://auth.example.com/t1";
+
+/// The first byte picks the reader; the rest is its input.
+pub fn auth(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let limits = Limits::default();
+    let text = String::from_utf8_lossy(rest);
+    match pick % 7 {
+        0 => challenge(&text),
+        1 => {
+            if let Ok(prm) = ResourceMetadata::parse(rest, SERVER, &limits) {
+                // Every issuer it names can be looked for, and the resource covers us.
+                assert!(!prm.authorization_servers.is_empty());
+                for issuer in &prm.authorization_servers {
+                    secure(issuer);
+                }
+                let resource = prm.resource.to_ascii_lowercase();
+                assert!(
+                    resource.starts_with("https://mcp.example.com"),
+                    "{resource}"
+                );
+            }
+        }
+        2 => {
+            if let Ok(asm) = ServerMetadata::parse(rest, ISSUER, &limits) {
+                assert_eq!(asm.issuer.trim_end_matches('/'), ISSUER);
+                secure(&asm.authorization_endpoint);
+                secure(&asm.token_endpoint);
+                if let Some(registration) = &asm.registration_endpoint {
+                    secure(registration);
+                }
+            }
+        }
+        3 => {
+            if let Ok(token) = Token::parse(rest, &limits) {
+                let header = token.header_value();
+                assert!(header.bytes().all(|b| b.is_ascii_graphic() || b == b' '));
+                assert_eq!(
+                    Token::bearer(&token.access_token).as_ref(),
+                    Ok(&Token {
+                        expires_in: None,
+                        refresh_token: None,
+                        scope: None,
+                        ..token.clone()
+                    })
+                );
+            }
+        }
+        4 => {
+            if let Ok(registration) = Registration::parse(rest, &limits) {
+                let _ = registration.client_id.len();
+            }
+        }
+        5 => redirect_round_trip(&text),
+        _ => {
+            let asm = issuer_metadata();
+            match read_redirect(&text, "s", &asm) {
+                Ok(code) => assert!(!code.is_empty()),
+                Err(AuthError::IssuerMismatch { issuer }) => assert_ne!(issuer, asm.issuer),
+                Err(_) => {}
+            }
+        }
+    }
+}
+
+/// `url` is one the readers take from a server: `https`, or `http` to this machine.
+fn secure(url: &str) {
+    let lower = url.to_ascii_lowercase();
+    assert!(
+        lower.starts_with("https://") || lower.starts_with("http://"),
+        "{url}"
+    );
+    // A URL without a query is a URL one could look for an issuer at.
+    if !url.contains('?') {
+        assert!(server_metadata_urls(url).is_ok(), "{url}");
+    }
+}
+
+/// A challenge read from `header` is read again the same from a header written from it.
+fn challenge(header: &str) {
+    let Some(read) = Challenge::parse(header) else {
+        return;
+    };
+    let mut written = String::from("Bearer");
+    let mut first = true;
+    for (name, value) in [
+        ("resource_metadata", &read.resource_metadata),
+        ("scope", &read.scope),
+        ("error", &read.error),
+        ("error_description", &read.error_description),
+    ] {
+        if let Some(value) = value {
+            let quoted = value.replace('\\', "\\\\").replace('"', "\\\"");
+            let comma = if first { " " } else { ", " };
+            written.push_str(&format!("{comma}{name}=\"{quoted}\""));
+            first = false;
+        }
+    }
+    assert_eq!(
+        Challenge::parse(&written).as_ref(),
+        Some(&read),
+        "{written}"
+    );
+}
+
+fn issuer_metadata() -> ServerMetadata {
+    let document = br#"{"issuer":"https://auth.example.com/t1","authorization_endpoint":"https://auth.example.com/t1/authorize?x=1","token_endpoint":"https://auth.example.com/t1/token","code_challenge_methods_supported":["S256"]}"#;
+    ServerMetadata::parse(document, ISSUER, &Limits::default())
+        .expect("the fixed document is valid")
+}
+
+/// An authorization URL built from any strings carries them without letting one become
+/// another parameter: read back as a redirect, its `state` matches and it has no code.
+fn redirect_round_trip(text: &str) {
+    let asm = issuer_metadata();
+    let mut parts = text.splitn(3, '\u{0}');
+    let (client_id, state, resource) = (
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or("s"),
+        parts.next().unwrap_or(SERVER),
+    );
+    let pkce = Pkce::from_random(&[9; 32]);
+    let url = AuthorizationRequest {
+        client_id,
+        redirect_uri: "http://127.0.0.1:1/cb",
+        scope: Some(text),
+        state,
+        resource,
+    }
+    .url(&asm, &pkce);
+    assert!(url.bytes().all(|b| b.is_ascii_graphic()), "{url}");
+    assert_eq!(
+        read_redirect(&url, state, &asm),
+        Err(AuthError::NoCode),
+        "{url}"
+    );
+}
