@@ -13,6 +13,39 @@
 //! [`Limits::frame_bytes`], and each exchange by [`Limits::operation_timeout`]. Redirects
 //! are not followed (a metadata URL that redirects counts as not found), and no header of
 //! the application's goes to these URLs.
+//!
+//! ```no_run
+//! use mcp_sansio::{Allowlist, Config, Error, HttpError};
+//! use mcp_sansio_http::oauth::{Authorizer, ClientIdentity};
+//! use mcp_sansio_http::{HttpClient, HttpClientError};
+//!
+//! let url = "https://mcp.example.com/mcp";
+//! let config = || Config::new(["word_count"].into_iter().collect::<Allowlist>());
+//! let mut server = HttpClient::new(url, config())?;
+//! if let Err(HttpClientError::Mcp(Error::Http(HttpError::Unauthorized(challenge)))) =
+//!     server.connect()
+//! {
+//!     let identity = ClientIdentity {
+//!         client_id: None, // registers itself
+//!         client_name: "my host",
+//!         redirect_uri: "http://127.0.0.1:8765/callback", // where the host listens
+//!     };
+//!     let authorized = Authorizer::new(&config().limits).authorize(
+//!         url,
+//!         challenge.as_ref(),
+//!         identity,
+//!         |open| {
+//!             // Show `open` to the user; return the URL the browser came back to.
+//!             # let _ = open;
+//!             Ok(String::from("http://127.0.0.1:8765/callback?code=...&state=..."))
+//!         },
+//!     )?;
+//!     server = HttpClient::new(url, config())?;
+//!     server.session().set_authorization(Some(&authorized.token));
+//!     server.connect()?;
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::fmt;
 

@@ -306,7 +306,10 @@ enum Renewal {
 ///   ends, every request waiting fails with [`HttpError::EventStreamEnded`], and so does the
 ///   connection. If the `GET` is refused too, `initialize` fails by the POST's status.
 ///
-/// Not done here: OAuth (a token the application has is a header it adds).
+/// - **Authorization:** a 401, or a 403 with a `Bearer` challenge, fails the request with
+///   [`HttpError::Unauthorized`] or [`HttpError::Forbidden`] and the challenge, which is where
+///   OAuth starts ([`auth`](crate::auth)); [`set_authorization`](Self::set_authorization)
+///   sends the token that ends with on every request.
 #[derive(Debug)]
 pub struct HttpSession {
     client: Client,

@@ -1828,3 +1828,85 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
         "the forged redirect's code was never exchanged"
     );
 }
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn mcp_call_authorizes_through_the_browser_it_asks_to_open() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+
+    use mcp_sansio_http::oauth::Authorizer;
+
+    let server = HttpPeer::start(Peer::Guarded, Served::Events);
+    let mcp_call = || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-call"));
+        command.args(["--url", &server.url, "--timeout-ms", "20000"]);
+        command
+    };
+
+    // Without --oauth: the 401 and its challenge, said in one line.
+    let (code, _, stderr) = ended(mcp_call().arg("--list").output().unwrap());
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stderr.contains("it answered 401") && stderr.contains(r#"error "invalid_token""#),
+        "{stderr}"
+    );
+
+    // With it: the URL on stderr, the robot's browser there and back, then the listing.
+    let mut child = mcp_call()
+        .args(["--oauth", "--list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let said = "open this URL in a browser: ";
+    while !line.contains(said) {
+        line.clear();
+        assert_ne!(
+            stderr.read_line(&mut line).unwrap(),
+            0,
+            "mcp-call said nothing"
+        );
+    }
+    let open = line.trim_end().split(said).nth(1).unwrap();
+    assert!(
+        open.starts_with(&server.url.replace("/mcp", "/authorize?")),
+        "{open}"
+    );
+    let browser = Authorizer::new(&Limits::default());
+    let approved = browser.fetch("GET", open, None).unwrap();
+    assert_eq!(approved.status, 302);
+    let back = approved.location.unwrap();
+    assert!(back.starts_with("http://127.0.0.1:"), "{back}");
+    let shown = browser.fetch("GET", &back, None).unwrap();
+    assert_eq!(
+        shown.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&shown.body)
+    );
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{rest}");
+    assert_eq!(rest, "mcp-call: authorized; going on with the token\n");
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "word_count\tCount the words in a short text.\n"
+    );
+
+    // A browser that never comes back: the wait ends, as a deadline.
+    let (code, _, stderr) = ended(
+        mcp_call()
+            .args(["--oauth", "--oauth-wait-s", "1", "--list"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(5), "{stderr}");
+    assert!(
+        stderr.ends_with("the browser did not come back within 1s\n"),
+        "{stderr}"
+    );
+}

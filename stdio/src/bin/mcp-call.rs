@@ -7,6 +7,7 @@
 //! mcp-call [OPTIONS] --offer anthropic|openai-chat|openai-responses --allow NAME... -- COMMAND [ARG...]
 //! mcp-call [OPTIONS] --call NAME --allow NAME [--args JSON] -- COMMAND [ARG...]
 //! mcp-call [OPTIONS] --url URL [--header 'NAME: VALUE']... --list | --offer ... | --call ...
+//! mcp-call [OPTIONS] --url URL --oauth [--oauth-client-id ID] --list | --offer ... | --call ...
 //! mcp-call [OPTIONS] --call NAME --allow NAME --elicit JSON|decline|cancel -- COMMAND [ARG...]
 //! ```
 //!
@@ -128,6 +129,23 @@ struct Cli {
     #[arg(long = "header", value_name = "NAME: VALUE", requires = "url",
           value_parser = parse_header)]
     headers: Vec<(String, String)>,
+
+    /// If the server answers 401, authorize with OAuth: the URL to open in a browser is
+    /// printed on stderr, and mcp-call waits (--oauth-wait-s) for the browser to come back to
+    /// it on 127.0.0.1, then asks for a token bound to --url and goes on with it. The token
+    /// is not kept.
+    #[arg(long, requires = "url")]
+    oauth: bool,
+
+    /// The client id the authorization server knows mcp-call by; without it, mcp-call
+    /// registers itself (when the server allows that).
+    #[arg(long, value_name = "ID", requires = "oauth")]
+    oauth_client_id: Option<String>,
+
+    /// How long to wait for the browser to come back, in seconds.
+    #[arg(long, value_name = "N", default_value_t = 300, requires = "oauth",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    oauth_wait_s: u64,
 
     /// The server to start, and its arguments.
     #[arg(last = true, value_name = "COMMAND")]
@@ -438,6 +456,11 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
     }
 
     if let Some(url) = &cli.url {
+        let token = if cli.oauth {
+            oauth::token_if_asked(url, &config, cli, stop)?
+        } else {
+            None
+        };
         let mut server = HttpClient::new(url, config)
             .map_err(|e| Failure::of_http("reaching the server", &e))?;
         if let Some(answer) = cli.elicit.clone() {
@@ -448,6 +471,7 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
                 .header(name, value)
                 .map_err(|e| Failure::of_http("reaching the server", &e))?;
         }
+        server.session().set_authorization(token.as_ref());
         let done = session(&mut Remote::Http(&mut server), cli, &limits, call.as_ref());
         server.close();
         return done;
@@ -656,4 +680,144 @@ fn escape_controls(text: &str, keep_lines: bool) -> String {
         }
     }
     out
+}
+
+/// `--oauth`: the flow, with this machine's loopback for the browser's way back.
+mod oauth {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use mcp_sansio::auth::Token;
+    use mcp_sansio::{Config, Error, HttpError};
+    use mcp_sansio_http::oauth::{AuthorizeError, Authorizer, ClientIdentity};
+    use mcp_sansio_http::{HttpClient, HttpClientError};
+
+    use super::{escape_controls, Cli, Failure};
+
+    /// The longest request line the browser's way back may have.
+    const LINE_BYTES: u64 = 8 * 1024;
+
+    /// A token for `url`, if connecting without one is refused with 401; none if it is not.
+    pub(super) fn token_if_asked(
+        url: &str,
+        config: &Config,
+        cli: &Cli,
+        stop: &Arc<AtomicBool>,
+    ) -> Result<Option<Token>, Failure> {
+        let mut probe = HttpClient::new(url, config.clone())
+            .map_err(|e| Failure::of_http("reaching the server", &e))?;
+        let challenge = match probe.connect() {
+            Err(HttpClientError::Mcp(Error::Http(HttpError::Unauthorized(challenge)))) => challenge,
+            _ => {
+                probe.close();
+                return Ok(None);
+            }
+        };
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.set_nonblocking(true).map(|()| l))
+            .map_err(|e| {
+                Failure::new(
+                    Failure::USAGE,
+                    format!("cannot listen for the browser: {e}"),
+                )
+            })?;
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+        let identity = ClientIdentity {
+            client_id: cli.oauth_client_id.as_deref(),
+            client_name: "mcp-call",
+            redirect_uri: &redirect_uri,
+        };
+        let wait = Duration::from_secs(cli.oauth_wait_s);
+        let authorized = Authorizer::new(&config.limits)
+            .authorize(url, challenge.as_ref(), identity, |open| {
+                eprintln!(
+                    "mcp-call: the server asks for authorization; open this URL in a browser: {}",
+                    escape_controls(open, false)
+                );
+                come_back(&listener, port, wait, stop)
+            })
+            .map_err(|e| failure(&e))?;
+        eprintln!("mcp-call: authorized; going on with the token");
+        Ok(Some(authorized.token))
+    }
+
+    /// Why authorization failed, by whose fault it was.
+    fn failure(error: &AuthorizeError) -> Failure {
+        let code = match error {
+            AuthorizeError::Unreachable(_) => Failure::SERVER_GONE,
+            AuthorizeError::Browser(_) => Failure::DEADLINE,
+            AuthorizeError::NoClientId => Failure::USAGE,
+            _ => Failure::PROTOCOL,
+        };
+        let hint = if matches!(error, AuthorizeError::NoClientId) {
+            " (give one with --oauth-client-id)"
+        } else {
+            ""
+        };
+        Failure::new(code, format!("authorizing: {error}{hint}"))
+    }
+
+    /// Waits for the browser at `/callback` on `listener` and answers it; the URL it came
+    /// back to.
+    fn come_back(
+        listener: &TcpListener,
+        port: u16,
+        wait: Duration,
+        stop: &Arc<AtomicBool>,
+    ) -> Result<String, String> {
+        let until = Instant::now() + wait;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Err(String::from("stopped by a signal"));
+            }
+            if Instant::now() >= until {
+                return Err(format!("the browser did not come back within {wait:?}"));
+            }
+            match listener.accept() {
+                Ok((stream, _)) => {
+                    if let Some(target) = answer(stream) {
+                        return Ok(format!("http://127.0.0.1:{port}{target}"));
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Err(e) => return Err(format!("cannot accept the browser: {e}")),
+            }
+        }
+    }
+
+    /// Reads one request from the browser; its target, if it is the way back to
+    /// `/callback` (anything else, such as `/favicon.ico`, gets 404 and is waited past).
+    fn answer(mut stream: TcpStream) -> Option<String> {
+        let _ = stream.set_nonblocking(false);
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut line = String::new();
+        BufReader::new(Read::take(&stream, LINE_BYTES))
+            .read_line(&mut line)
+            .ok()?;
+        let mut words = line.split_whitespace();
+        let target = match (words.next(), words.next()) {
+            (Some("GET"), Some(target)) if target.starts_with("/callback") => Some(target),
+            _ => None,
+        };
+        let (status, body) = match target {
+            Some(_) => (
+                "200 OK",
+                "mcp-call has the answer; this window may be closed.\n",
+            ),
+            None => ("404 Not Found", "not here\n"),
+        };
+        let _ = write!(
+            stream,
+            "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        target.map(str::to_owned)
+    }
 }
