@@ -154,17 +154,17 @@ pub enum HttpError {
 impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HttpError::Unauthorized(None) => {
-                f.write_str("it answered 401, wanting authorization this client was not given")
-            }
-            HttpError::Unauthorized(Some(challenge)) => write!(
+            HttpError::Unauthorized(Some(challenge)) if !challenge.is_bare() => write!(
                 f,
                 "it answered 401, wanting authorization this client was not given ({challenge})"
             ),
-            HttpError::Forbidden(None) => f.write_str("it answered 403, refusing the request"),
-            HttpError::Forbidden(Some(challenge)) => {
+            HttpError::Unauthorized(_) => {
+                f.write_str("it answered 401, wanting authorization this client was not given")
+            }
+            HttpError::Forbidden(Some(challenge)) if !challenge.is_bare() => {
                 write!(f, "it answered 403, refusing the request ({challenge})")
             }
+            HttpError::Forbidden(_) => f.write_str("it answered 403, refusing the request"),
             HttpError::Redirected { status } => {
                 write!(f, "it answered {status}, a redirect, which is not followed")
             }

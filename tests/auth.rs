@@ -98,6 +98,11 @@ fn a_challenge_reads_as_a_few_escaped_words() {
         r#"error "invalid_token", described as "bad\"\u{7}""#
     );
     assert_eq!(Challenge::default().to_string(), "no details");
+    let bare = mcp_sansio::HttpError::Unauthorized(Some(Challenge::default()));
+    assert_eq!(
+        bare.to_string(),
+        "it answered 401, wanting authorization this client was not given"
+    );
     let error = mcp_sansio::Error::Http(mcp_sansio::HttpError::Unauthorized(Some(c)));
     assert_eq!(
         error.to_string(),

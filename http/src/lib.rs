@@ -274,7 +274,9 @@ impl HttpClient {
     }
 
     /// Adds a header of the application's (such as `Authorization: Bearer ...`) to every
-    /// request. It goes to this URL only: redirects are not followed.
+    /// request. It goes to this URL only: redirects are not followed. A token given to the
+    /// session ([`HttpSession::set_authorization`]) is sent instead of an `Authorization`
+    /// given here, never beside it.
     ///
     /// # Errors
     /// [`HttpClientError::InvalidHeader`] if the name or value is not a valid header.
@@ -682,6 +684,14 @@ fn perform(
     timeout: Duration,
     sink: &mut dyn FnMut(Seen<'_>) -> bool,
 ) {
+    // The session's own header of a name wins over the application's (a token set with
+    // `set_authorization` over one given to `header`): a name is never sent twice.
+    let theirs = |name: &str| {
+        !request
+            .headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    };
     let headers = request
         .headers
         .iter()
@@ -690,6 +700,7 @@ fn perform(
             endpoint
                 .headers
                 .iter()
+                .filter(|(n, _)| theirs(n))
                 .map(|(n, v)| (n.as_str(), v.as_str())),
         );
     let (method, body) = match request.method {

@@ -107,6 +107,11 @@ impl Challenge {
         }
     }
 
+    /// Whether the challenge says nothing (`Bearer` alone).
+    pub(crate) fn is_bare(&self) -> bool {
+        *self == Challenge::default()
+    }
+
     /// Whether the server says the token lacks scopes (`error="insufficient_scope"`): the
     /// spec's step-up case, where the application asks for a token with
     /// [`scope`](Self::scope).

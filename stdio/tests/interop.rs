@@ -1753,12 +1753,61 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
     client.session().set_authorization(Some(&renewed));
     client.connect().unwrap();
     client.close();
+    // The session's token is sent instead of the application's header, never beside it.
+    let mut client = HttpClient::new(&server.url, guarded(ProtocolChoice::Auto))
+        .unwrap()
+        .header("Authorization", &renewed.header_value())
+        .unwrap();
+    let bogus = mcp_sansio::auth::Token::bearer("bogus").unwrap();
+    client.session().set_authorization(Some(&bogus));
+    assert!(
+        matches!(
+            client.connect(),
+            Err(HttpClientError::Mcp(Error::Http(HttpError::Unauthorized(
+                Some(_)
+            ))))
+        ),
+        "the bogus token went, alone"
+    );
     match authorizer.token(&authorized.discovered.server, &request) {
         Err(AuthorizeError::Auth(AuthError::Refused { error, .. })) => {
             assert_eq!(error, "invalid_grant");
         }
         other => panic!("{other:?}"),
     }
+    // The async driver's token replaced mid-session, over the one given as a header: a
+    // bogus one, and the server refuses (the header's is not sent beside it); the renewed
+    // one, and it answers (each 2026-07-28 request stands alone).
+    let (tool, arguments, expected) = Peer::Guarded.call();
+    let arguments = RawObject::parse(arguments, &Limits::default()).unwrap();
+    let (async_handle, _events) = runtime
+        .block_on(mcp_sansio_tokio::connect_http(
+            &server.url,
+            &[header],
+            guarded(ProtocolChoice::Auto),
+        ))
+        .unwrap();
+    runtime.block_on(async_handle.list_tools()).unwrap();
+    runtime
+        .block_on(async_handle.set_authorization(Some(bogus)))
+        .unwrap();
+    let refused = runtime.block_on(async_handle.call_tool(tool, &arguments));
+    assert!(
+        matches!(
+            refused,
+            Err(mcp_sansio_tokio::AsyncError::Mcp(Error::Http(
+                HttpError::Unauthorized(Some(_))
+            )))
+        ),
+        "{refused:?}"
+    );
+    runtime
+        .block_on(async_handle.set_authorization(Some(renewed.clone())))
+        .unwrap();
+    let answered = runtime
+        .block_on(async_handle.call_tool(tool, &arguments))
+        .unwrap();
+    assert_eq!(answered.text(), expected);
 
     // A scope the client may not have: the SDK refuses by the redirect, and no token is
     // asked for.

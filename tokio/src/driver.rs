@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_sansio::auth::Token;
 use mcp_sansio::{
     Awaited, Client, Error, ErrorCode, Event, HttpError, Instant, Misuse, Op, OpId, Reply, RpcError,
 };
@@ -63,6 +64,9 @@ pub(crate) trait Wire: Send + 'static {
     fn io(&mut self, clock: Clock) -> impl Future<Output = ()> + Send;
     /// Why the wire could not reach the server at all, if that is how it last failed.
     fn unreachable(&mut self) -> Option<String>;
+    /// Sends `token` with every request from now on, if the wire is HTTP (`false` for a
+    /// byte stream, where a token has nowhere to go).
+    fn authorize(&mut self, token: Option<&Token>) -> bool;
     /// Ends the connection, within `grace` where the server is asked; how a server process
     /// exited.
     fn end(self, grace: Duration) -> impl Future<Output = Option<ExitStatus>> + Send;
@@ -80,6 +84,9 @@ pub(crate) enum Command {
     /// A command of the client's that starts no operation (new roots, an answer to the
     /// server); the closure tells its sender whether the client took it.
     Tell(Box<dyn FnOnce(&mut Client) + Send>),
+    /// Send this token with every request from now on (over HTTP); the sender hears whether
+    /// the wire took it.
+    Authorize(Option<Token>, oneshot::Sender<bool>),
     /// End the connection now: every waiting future fails, the server is ended, and the
     /// sender hears how it exited (`None` for a stream that is not a process).
     Close(oneshot::Sender<Option<ExitStatus>>),
@@ -220,6 +227,9 @@ impl<W: Wire> Driver<W> {
                     }
                     // What it queues leaves with the flush at the top of the loop.
                     Some(Command::Tell(tell)) => tell(self.wire.client()),
+                    Some(Command::Authorize(token, reply)) => {
+                        let _ = reply.send(self.wire.authorize(token.as_ref()));
+                    }
                     Some(Command::Close(reply)) => return Stop::Close(reply),
                     // Every handle is gone; no future can be waiting, since each borrows one.
                     None => return Stop::Done,

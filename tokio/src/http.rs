@@ -8,6 +8,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_sansio::auth::Token;
 use mcp_sansio::{
     Client, Event, ExchangeId, HttpMethod, HttpRequest, HttpSession, Instant, ReplyHead,
 };
@@ -174,6 +175,11 @@ impl Wire for HttpWire {
         self.unreachable.take()
     }
 
+    fn authorize(&mut self, token: Option<&Token>) -> bool {
+        self.session.set_authorization(token);
+        true
+    }
+
     async fn end(mut self, _grace: Duration) -> Option<ExitStatus> {
         for (_, task) in self.live.drain() {
             task.abort();
@@ -213,10 +219,13 @@ async fn perform(
             url.set_path(path);
             url.set_query(query);
         }
-        let mut builder = endpoint
-            .http
-            .request(method, url)
-            .headers(endpoint.headers.clone());
+        // The session's own header of a name wins over the application's (a token set with
+        // `set_authorization` over one given to `connect_http`): a name is never sent twice.
+        let mut theirs = endpoint.headers.clone();
+        for (name, _) in &request.headers {
+            theirs.remove(name.as_ref());
+        }
+        let mut builder = endpoint.http.request(method, url).headers(theirs);
         for (name, value) in &request.headers {
             builder = builder.header(name.as_ref(), value.as_ref());
         }

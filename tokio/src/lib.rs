@@ -53,6 +53,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_sansio::auth::Token;
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, HttpSession,
     Instant, Misuse, Op, RawObject, Reply, Root, Ticket,
@@ -129,6 +130,8 @@ pub enum AsyncError {
     /// The connection's driver has ended (the server went, the connection failed, or it was
     /// closed) before this operation could end.
     Ended,
+    /// A token was given for a connection that is not over HTTP, where it has nowhere to go.
+    NotHttp,
 }
 
 impl fmt::Display for AsyncError {
@@ -142,6 +145,9 @@ impl fmt::Display for AsyncError {
             AsyncError::Ended => f.write_str(
                 "the connection has ended (the server went, the connection failed, or it was closed)",
             ),
+            AsyncError::NotHttp => {
+                f.write_str("the connection is not over HTTP, where a token would go")
+            }
         }
     }
 }
@@ -155,7 +161,8 @@ impl std::error::Error for AsyncError {
             AsyncError::InvalidUrl(_)
             | AsyncError::InvalidHeader(_)
             | AsyncError::Unreachable(_)
-            | AsyncError::Ended => None,
+            | AsyncError::Ended
+            | AsyncError::NotHttp => None,
         }
     }
 }
@@ -359,6 +366,29 @@ impl Handle {
     /// The client's refusal ([`Client::answer`]), or [`AsyncError::Ended`].
     pub async fn answer(&self, ticket: Ticket, reply: Reply) -> Result<(), AsyncError> {
         self.tell(move |client| client.answer(ticket, reply)).await
+    }
+
+    /// Sends `token` as `Authorization: Bearer …` with every request from now on (see
+    /// [`HttpSession::set_authorization`](mcp_sansio::HttpSession::set_authorization)), or
+    /// none with `None`: a token refreshed mid-session
+    /// ([`auth::TokenRequest::refresh`](mcp_sansio::auth::TokenRequest::refresh)) replaces
+    /// the one [`connect_http`] was given as a header, for requests made after this returns.
+    ///
+    /// # Errors
+    /// [`AsyncError::NotHttp`] for a connection over stdio or a byte stream, or
+    /// [`AsyncError::Ended`].
+    pub async fn set_authorization(&self, token: Option<Token>) -> Result<(), AsyncError> {
+        let (reply, taken) = oneshot::channel();
+        self.link
+            .commands
+            .send(Command::Authorize(token, reply))
+            .await
+            .map_err(|_| AsyncError::Ended)?;
+        match taken.await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(AsyncError::NotHttp),
+            Err(_) => Err(AsyncError::Ended),
+        }
     }
 
     /// Has the driver apply `command` to its client, and waits for the client's word.

@@ -4,6 +4,7 @@
 use std::process::ExitStatus;
 use std::time::Duration;
 
+use mcp_sansio::auth::Token;
 use mcp_sansio::{Client, Event, Instant};
 use mcp_sansio_stdio::ServerProcess;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -115,6 +116,10 @@ where
 
     fn unreachable(&mut self) -> Option<String> {
         None
+    }
+
+    fn authorize(&mut self, _token: Option<&Token>) -> bool {
+        false
     }
 
     async fn end(self, grace: Duration) -> Option<ExitStatus> {

@@ -264,6 +264,19 @@ async fn closing_fails_every_waiting_call_and_ends_the_events() {
 }
 
 #[tokio::test]
+async fn a_token_has_nowhere_to_go_over_a_byte_stream() {
+    let (handle, _events) = connected(
+        Calls::Silent,
+        config(Limits::default(), DriverLimits::default()),
+    )
+    .await;
+    let token = mcp_sansio::auth::Token::bearer("t1").unwrap();
+    let refused = handle.set_authorization(Some(token)).await;
+    assert!(matches!(refused, Err(AsyncError::NotHttp)), "{refused:?}");
+    handle.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn a_bad_url_or_header_is_refused_before_anything_is_sent_and_no_server_is_unreachable() {
     let config = || config(Limits::default(), DriverLimits::default());
     let refused = mcp_sansio_tokio::connect_http("ftp://127.0.0.1/mcp", &[], config()).await;
