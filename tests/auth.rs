@@ -654,3 +654,39 @@ fn a_client_registers_as_a_public_client_of_the_code_grant() {
         })
     );
 }
+
+proptest::proptest! {
+    /// Any values, written as a server writes them (quoted, escaped, in any order, among
+    /// other schemes), are read back exactly.
+    #[test]
+    fn any_challenge_written_is_read_back(
+        values in proptest::collection::vec(proptest::option::of("[ -~]{0,24}"), 4),
+        before in proptest::option::of("(Basic|DPoP|Negotiate) [a-z]{1,5}=\"[ -~&&[^\"\\\\]]{0,8}\""),
+        token68 in proptest::bool::ANY,
+    ) {
+        let names = ["resource_metadata", "scope", "error", "error_description"];
+        let mut header = String::new();
+        if let Some(other) = &before {
+            header.push_str(other);
+            header.push_str(", ");
+        }
+        header.push_str("Bearer");
+        let mut first = true;
+        for (name, value) in names.iter().zip(&values) {
+            if let Some(value) = value {
+                let quoted = value.replace('\\', "\\\\").replace('"', "\\\"");
+                header.push_str(if first { " " } else { ", " });
+                header.push_str(&format!("{name}=\"{quoted}\""));
+                first = false;
+            }
+        }
+        if token68 {
+            header.push_str(", Basic dXNlcg==");
+        }
+        let read = Challenge::parse(&header).unwrap();
+        let got = [&read.resource_metadata, &read.scope, &read.error, &read.error_description];
+        for (got, want) in got.iter().zip(&values) {
+            proptest::prop_assert_eq!(*got, want, "{}", header);
+        }
+    }
+}
