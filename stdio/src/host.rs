@@ -113,6 +113,11 @@ pub enum HostError {
         /// The id asked for.
         id: String,
     },
+    /// A token was given for a server the host started, which is not reached over HTTP.
+    NotHttp {
+        /// The server's id.
+        id: String,
+    },
 }
 
 impl fmt::Display for HostError {
@@ -130,6 +135,10 @@ impl fmt::Display for HostError {
             HostError::Http(e) => e.fmt(f),
             HostError::Palette(e) => e.fmt(f),
             HostError::UnknownServer { id } => write!(f, "no server {id:?} is in this host"),
+            HostError::NotHttp { id } => write!(
+                f,
+                "server {id:?} is not reached over HTTP, where a token would go"
+            ),
         }
     }
 }
@@ -262,6 +271,28 @@ impl Host {
         match self.link_of(id)? {
             Link::Process(client) => client.set_roots(roots).map_err(HostError::Stdio),
             Link::Http(client) => client.set_roots(roots).map_err(HostError::Http),
+        }
+    }
+
+    /// Sends `token` to HTTP server `id` with every request from now on (see
+    /// [`HttpSession::set_authorization`](mcp_sansio::HttpSession::set_authorization)),
+    /// instead of an `Authorization` header it was given, or none with `None`: a token
+    /// refreshed while the host runs.
+    ///
+    /// # Errors
+    /// [`HostError::UnknownServer`] if no server of that id is in the host, and
+    /// [`HostError::NotHttp`] for a server the host started.
+    pub fn set_authorization(
+        &mut self,
+        id: &str,
+        token: Option<&mcp_sansio::auth::Token>,
+    ) -> Result<(), HostError> {
+        match self.link_of(id)? {
+            Link::Process(_) => Err(HostError::NotHttp { id: id.to_owned() }),
+            Link::Http(client) => {
+                client.session().set_authorization(token);
+                Ok(())
+            }
         }
     }
 

@@ -262,6 +262,25 @@ fn one_host_over_a_started_server_and_an_http_server_routes_each_call_to_its_own
         r#"{"order_id":"ORD-3300","amount":180.0}"#,
     );
     assert_eq!(refund.text(), "refunded 180.00 on ORD-3300");
+    // A token replaced while the host runs: a wrong one fails the call (the server stays),
+    // the right one works again; a started server has nowhere to send one.
+    let wrong = mcp_sansio::auth::Token::bearer("wrong").unwrap();
+    host.set_authorization("support", Some(&wrong)).unwrap();
+    let search = r#"{"query":"refunds"}"#;
+    let unauthorized = host.call("search_policy", search);
+    assert!(
+        unauthorized.text().contains("it answered 401"),
+        "{}",
+        unauthorized.text()
+    );
+    let right = mcp_sansio::auth::Token::bearer("sesame").unwrap();
+    host.set_authorization("support", Some(&right)).unwrap();
+    assert!(!host.call("search_policy", search).text().contains("401"));
+    assert!(matches!(
+        host.set_authorization("stock", Some(&right)),
+        Err(HostError::NotHttp { .. })
+    ));
+    assert!(host.take_failures().is_empty(), "no server left");
     // Checked against the schema the HTTP server published: refused, and never sent.
     let refused = host.call("process_refund", r#"{"order_id":"ORD-3300"}"#);
     assert_eq!(
@@ -270,8 +289,9 @@ fn one_host_over_a_started_server_and_an_http_server_routes_each_call_to_its_own
     );
 
     let remote_calls = remote.calls();
-    assert_eq!(remote_calls.len(), 1, "{remote_calls:?}");
+    assert_eq!(remote_calls.len(), 2, "{remote_calls:?}");
     assert_eq!(remote_calls[0]["name"], "process_refund");
+    assert_eq!(remote_calls[1]["name"], "search_policy");
     let local_calls = local.calls();
     assert_eq!(local_calls.len(), 1, "{local_calls:?}");
     assert_eq!(local_calls[0]["name"], "word_count");
