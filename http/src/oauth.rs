@@ -71,6 +71,11 @@ pub enum AuthorizeError {
     /// No protected resource metadata, or no authorization server metadata, at any of the
     /// URLs the spec names (each answered with a status other than 200, listed).
     NotFound(Vec<(String, u16)>),
+    /// A reply's body is longer than [`Limits::frame_bytes`]: not read further.
+    TooLong {
+        /// The URL.
+        url: String,
+    },
     /// An endpoint answered with a status and no OAuth error in its body.
     Status {
         /// The URL.
@@ -99,6 +104,9 @@ impl fmt::Display for AuthorizeError {
                     write!(f, "{comma}{url} ({status})")?;
                 }
                 Ok(())
+            }
+            AuthorizeError::TooLong { url } => {
+                write!(f, "{url}'s reply is longer than the frame limit")
             }
             AuthorizeError::Status { url, status } => {
                 write!(f, "{url} answered {status} without an OAuth error")
@@ -184,7 +192,7 @@ impl Authorizer {
     ///
     /// # Errors
     /// [`AuthorizeError::Unreachable`] when there is no reply, or the URL cannot be reached
-    /// by this build.
+    /// by this build; [`AuthorizeError::TooLong`] for a body past the frame limit.
     pub fn fetch(
         &self,
         method: &str,
@@ -201,6 +209,7 @@ impl Authorizer {
         let mut head: Option<(u16, Fields)> = None;
         let mut out = Vec::new();
         let mut failed = None;
+        let mut too_long = false;
         target.exchange(
             method,
             None,
@@ -214,12 +223,11 @@ impl Authorizer {
                     true
                 }
                 Seen::Body(bytes) => {
-                    out.extend_from_slice(bytes);
-                    if out.len() > limit {
-                        failed = Some(format!("{url}'s reply is longer than {limit} bytes"));
-                        return false;
+                    too_long = out.len().saturating_add(bytes.len()) > limit;
+                    if !too_long {
+                        out.extend_from_slice(bytes);
                     }
-                    true
+                    !too_long
                 }
                 Seen::End => true,
                 Seen::Broken { why, .. } => {
@@ -228,6 +236,11 @@ impl Authorizer {
                 }
             },
         );
+        if too_long {
+            return Err(AuthorizeError::TooLong {
+                url: url.to_owned(),
+            });
+        }
         if let Some(why) = failed {
             return Err(AuthorizeError::Unreachable(why));
         }

@@ -1,0 +1,180 @@
+//! OAuth discovery over the wire, against a server written here on a bare socket that
+//! serves scripted documents at scripted paths and records every path asked for: the order
+//! the spec gives, what counts as not found, and what is refused.
+
+#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use mcp_sansio::auth::{AuthError, Challenge};
+use mcp_sansio::Limits;
+use mcp_sansio_http::oauth::{AuthorizeError, Authorizer};
+
+/// What the server answers at a path: a status and a body.
+type Script = HashMap<String, (u16, String)>;
+
+/// Serves `script` (anything else: 404); the base URL, and the paths asked for in order.
+fn serve(script: impl Fn(&str) -> Script + Send + 'static) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let script = script(&base);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&asked);
+    thread::spawn(move || {
+        for conn in listener.incoming() {
+            let mut conn = conn.unwrap();
+            let mut reader = BufReader::new(conn.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                if header.trim().is_empty() {
+                    break;
+                }
+            }
+            log.lock().unwrap().push(path.clone());
+            let (status, body) = script
+                .get(&path)
+                .cloned()
+                .unwrap_or((404, String::from("{}")));
+            let location = if status == 302 {
+                "Location: /elsewhere\r\n"
+            } else {
+                ""
+            };
+            write!(
+                conn,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{location}\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+        }
+    });
+    (base, asked)
+}
+
+fn resource(base: &str, resource: &str) -> String {
+    format!(r#"{{"resource":"{resource}","authorization_servers":["{base}/t1"]}}"#)
+}
+
+fn server(base: &str) -> String {
+    format!(
+        r#"{{"issuer":"{base}/t1","authorization_endpoint":"{base}/t1/authorize","token_endpoint":"{base}/t1/token","code_challenge_methods_supported":["S256"]}}"#
+    )
+}
+
+#[test]
+fn without_a_challenge_url_the_well_known_uris_are_tried_in_the_spec_s_order() {
+    let (base, asked) = serve(|base| {
+        Script::from([
+            // The endpoint's own well-known URI redirects: not followed, not found.
+            (
+                "/.well-known/oauth-protected-resource/api/mcp".into(),
+                (302, String::new()),
+            ),
+            (
+                "/.well-known/oauth-protected-resource".into(),
+                (200, resource(base, &format!("{base}/api"))),
+            ),
+            // RFC 8414's path insertion is not there; OpenID Connect's is.
+            (
+                "/.well-known/openid-configuration/t1".into(),
+                (200, server(base)),
+            ),
+        ])
+    });
+    let found = Authorizer::new(&Limits::default())
+        .discover(&format!("{base}/api/mcp"), Some(&Challenge::default()))
+        .unwrap();
+    assert_eq!(found.resource.resource, format!("{base}/api"));
+    assert_eq!(found.server.token_endpoint, format!("{base}/t1/token"));
+    assert_eq!(
+        *asked.lock().unwrap(),
+        [
+            "/.well-known/oauth-protected-resource/api/mcp",
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-authorization-server/t1",
+            "/.well-known/openid-configuration/t1",
+        ]
+    );
+}
+
+#[test]
+fn the_challenge_s_url_alone_is_used_and_what_it_holds_is_checked() {
+    // Found at the challenge's URL, but for another server's resource: refused, and the
+    // authorization server is never asked.
+    let (base, asked) = serve(|base| {
+        Script::from([(
+            "/meta".into(),
+            (200, resource(base, "https://elsewhere.example/mcp")),
+        )])
+    });
+    let challenge = Challenge::parse(&format!(r#"Bearer resource_metadata="{base}/meta""#));
+    let refused =
+        Authorizer::new(&Limits::default()).discover(&format!("{base}/mcp"), challenge.as_ref());
+    assert!(
+        matches!(
+            refused,
+            Err(AuthorizeError::Auth(AuthError::ResourceMismatch { .. }))
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(*asked.lock().unwrap(), ["/meta"]);
+
+    // Not at the challenge's URL: not found, and no well-known URI is tried instead.
+    let (base, asked) = serve(|_| Script::new());
+    let challenge = Challenge::parse(&format!(r#"Bearer resource_metadata="{base}/gone""#));
+    match Authorizer::new(&Limits::default()).discover(&format!("{base}/mcp"), challenge.as_ref()) {
+        Err(AuthorizeError::NotFound(tried)) => {
+            assert_eq!(tried, [(format!("{base}/gone"), 404)]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(*asked.lock().unwrap(), ["/gone"]);
+
+    // A document past the frame limit is not read whole.
+    let (base, _) = serve(|base| {
+        let padded = resource(base, &format!("{base}/mcp"))
+            .replace('{', &format!("{{\"pad\":\"{}\",", "x".repeat(4096)));
+        Script::from([(
+            "/.well-known/oauth-protected-resource/mcp".into(),
+            (200, padded),
+        )])
+    });
+    let mut limits = Limits::default();
+    limits.frame_bytes = 1024;
+    let refused = Authorizer::new(&limits).discover(&format!("{base}/mcp"), None);
+    assert!(
+        matches!(&refused, Err(AuthorizeError::TooLong { url }) if url.ends_with("/mcp")),
+        "{refused:?}"
+    );
+
+    // An authorization server without PKCE: refused.
+    let (base, _) = serve(|base| {
+        Script::from([
+            (
+                "/.well-known/oauth-protected-resource/mcp".into(),
+                (200, resource(base, &format!("{base}/mcp"))),
+            ),
+            (
+                "/.well-known/oauth-authorization-server/t1".into(),
+                (
+                    200,
+                    server(base).replace(r#","code_challenge_methods_supported":["S256"]"#, ""),
+                ),
+            ),
+        ])
+    });
+    let refused = Authorizer::new(&Limits::default()).discover(&format!("{base}/mcp"), None);
+    assert!(
+        matches!(refused, Err(AuthorizeError::Auth(AuthError::NoPkce))),
+        "{refused:?}"
+    );
+}
