@@ -27,6 +27,7 @@
 //! {
 //!     let identity = ClientIdentity {
 //!         client_id: None, // registers itself
+//!         metadata_document: None,
 //!         client_name: "my host",
 //!         redirect_uri: "http://127.0.0.1:8765/callback", // where the host listens
 //!     };
@@ -148,12 +149,17 @@ pub struct Discovered {
     pub server: ServerMetadata,
 }
 
-/// Who the client is to the authorization server.
+/// Who the client is to the authorization server, tried in the spec's order: a client id
+/// the application has, then its client metadata document where the server takes one, then
+/// dynamic registration.
 #[derive(Debug, Clone, Copy)]
 pub struct ClientIdentity<'a> {
-    /// A client id the application has for this authorization server (pre-registered, or a
-    /// URL to its client metadata document); without one the client registers itself.
+    /// A client id the application has for this authorization server (pre-registered).
     pub client_id: Option<&'a str>,
+    /// The `https` URL of the application's client metadata document, used as the client id
+    /// where the authorization server says it takes one
+    /// (`client_id_metadata_document_supported`).
+    pub metadata_document: Option<&'a str>,
     /// The name a registration gives the client, shown to the user.
     pub client_name: &'a str,
     /// Where the browser comes back: a loopback URL the application listens on, or its own
@@ -371,9 +377,13 @@ impl Authorizer {
         browser: impl FnOnce(&str) -> Result<String, String>,
     ) -> Result<Authorized, AuthorizeError> {
         let discovered = self.discover(server_url, challenge)?;
-        let (client_id, client_secret) = match client.client_id {
-            Some(id) => (id.to_owned(), None),
-            None => {
+        let document = client
+            .metadata_document
+            .filter(|_| discovered.server.client_id_metadata_document_supported);
+        let (client_id, client_secret) = match (client.client_id, document) {
+            (Some(id), _) => (id.to_owned(), None),
+            (None, Some(url)) => (metadata_document(url)?, None),
+            (None, None) => {
                 let registration =
                     self.register(&discovered.server, client.client_name, client.redirect_uri)?;
                 (registration.client_id, registration.client_secret)
@@ -412,5 +422,18 @@ impl Authorizer {
             client_secret,
             discovered,
         })
+    }
+}
+
+/// A client metadata document's URL as a client id: `https` with a path, as the spec says
+/// such a client id MUST be.
+fn metadata_document(url: &str) -> Result<String, AuthorizeError> {
+    let path = url
+        .strip_prefix("https://")
+        .and_then(|rest| rest.split_once('/'))
+        .map(|(_, path)| path);
+    match path {
+        Some(path) if !path.is_empty() && !url.contains('#') => Ok(url.to_owned()),
+        _ => Err(AuthError::InvalidUrl(url.to_owned()).into()),
     }
 }

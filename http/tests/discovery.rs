@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -31,13 +31,21 @@ fn serve(script: impl Fn(&str) -> Script + Send + 'static) -> (String, Arc<Mutex
             let mut line = String::new();
             reader.read_line(&mut line).unwrap();
             let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+            let mut length = 0;
             loop {
                 let mut header = String::new();
                 reader.read_line(&mut header).unwrap();
                 if header.trim().is_empty() {
                     break;
                 }
+                if let Some((name, value)) = header.split_once(':') {
+                    if name.eq_ignore_ascii_case("content-length") {
+                        length = value.trim().parse().unwrap();
+                    }
+                }
             }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
             log.lock().unwrap().push(path.clone());
             let (status, body) = script
                 .get(&path)
@@ -177,4 +185,114 @@ fn the_challenge_s_url_alone_is_used_and_what_it_holds_is_checked() {
         matches!(refused, Err(AuthorizeError::Auth(AuthError::NoPkce))),
         "{refused:?}"
     );
+}
+
+#[test]
+fn a_client_metadata_document_is_the_client_id_where_the_server_takes_one() {
+    use mcp_sansio_http::oauth::ClientIdentity;
+
+    let document = "https://app.example/oauth/client.json";
+    let identity = ClientIdentity {
+        client_id: None,
+        metadata_document: Some(document),
+        client_name: "app",
+        redirect_uri: "http://127.0.0.1:1/cb",
+    };
+    for (supported, registers) in [(true, false), (false, true)] {
+        let (base, asked) = serve(move |base| {
+            let metadata = server(base).replace(
+                r#""code_challenge_methods_supported""#,
+                &format!(
+                    r#""client_id_metadata_document_supported":{supported},"registration_endpoint":"{base}/t1/register","code_challenge_methods_supported""#
+                ),
+            );
+            Script::from([
+                (
+                    "/.well-known/oauth-protected-resource/mcp".into(),
+                    (200, resource(base, &format!("{base}/mcp"))),
+                ),
+                (
+                    "/.well-known/oauth-authorization-server/t1".into(),
+                    (200, metadata),
+                ),
+                (
+                    "/t1/register".into(),
+                    (201, r#"{"client_id":"registered-1"}"#.into()),
+                ),
+            ])
+        });
+        let mut seen = String::new();
+        let outcome = Authorizer::new(&Limits::default()).authorize(
+            &format!("{base}/mcp"),
+            None,
+            identity,
+            |url| {
+                seen = url.to_owned();
+                let state = url
+                    .split("state=")
+                    .nth(1)
+                    .unwrap()
+                    .split('&')
+                    .next()
+                    .unwrap();
+                Ok(format!(
+                    "http://127.0.0.1:1/cb?error=access_denied&state={state}"
+                ))
+            },
+        );
+        assert!(
+            matches!(&outcome, Err(AuthorizeError::Auth(AuthError::Refused { error, .. })) if error == "access_denied"),
+            "{outcome:?}"
+        );
+        let client_id = if registers {
+            "registered-1"
+        } else {
+            "https%3A%2F%2Fapp.example%2Foauth%2Fclient.json"
+        };
+        assert!(seen.contains(&format!("&client_id={client_id}&")), "{seen}");
+        assert_eq!(
+            asked
+                .lock()
+                .unwrap()
+                .contains(&String::from("/t1/register")),
+            registers
+        );
+    }
+    // A document's URL that is not https with a path is not sent.
+    let (base, _) = serve(|base| {
+        let metadata = server(base).replace(
+            r#""code_challenge_methods_supported""#,
+            r#""client_id_metadata_document_supported":true,"code_challenge_methods_supported""#,
+        );
+        Script::from([
+            (
+                "/.well-known/oauth-protected-resource/mcp".into(),
+                (200, resource(base, &format!("{base}/mcp"))),
+            ),
+            (
+                "/.well-known/oauth-authorization-server/t1".into(),
+                (200, metadata),
+            ),
+        ])
+    });
+    for bad in [
+        "http://app.example/client.json",
+        "https://app.example",
+        "https://app.example/",
+    ] {
+        let identity = ClientIdentity {
+            metadata_document: Some(bad),
+            ..identity
+        };
+        let refused = Authorizer::new(&Limits::default()).authorize(
+            &format!("{base}/mcp"),
+            None,
+            identity,
+            |_| panic!("no browser for {bad}"),
+        );
+        assert!(
+            matches!(refused, Err(AuthorizeError::Auth(AuthError::InvalidUrl(_)))),
+            "{bad}: {refused:?}"
+        );
+    }
 }

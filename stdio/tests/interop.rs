@@ -1683,6 +1683,7 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
     let redirect_uri = "http://127.0.0.1:1/callback";
     let identity = ClientIdentity {
         client_id: None,
+        metadata_document: None,
         client_name: "mcp-sansio interop",
         redirect_uri,
     };

@@ -728,6 +728,7 @@ mod oauth {
         let redirect_uri = format!("http://127.0.0.1:{port}/callback");
         let identity = ClientIdentity {
             client_id: cli.oauth_client_id.as_deref(),
+            metadata_document: None,
             client_name: "mcp-call",
             redirect_uri: &redirect_uri,
         };
