@@ -168,7 +168,7 @@ pub struct ClientIdentity<'a> {
 }
 
 /// What authorization ended with.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Authorized {
     /// The token: hand it to
     /// [`HttpSession::set_authorization`](mcp_sansio::HttpSession::set_authorization).
@@ -179,6 +179,18 @@ pub struct Authorized {
     pub client_secret: Option<String>,
     /// The metadata found, to keep for a refresh.
     pub discovered: Discovered,
+}
+
+impl fmt::Debug for Authorized {
+    /// The token and the secret are not printed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Authorized")
+            .field("token", &self.token)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
+            .field("discovered", &self.discovered)
+            .finish()
+    }
 }
 
 /// Fetches OAuth's documents and runs the flow; see the [module](self).

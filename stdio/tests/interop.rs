@@ -1706,6 +1706,11 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
     assert!(opened.starts_with(&format!("{base}/authorize?response_type=code&client_id=")));
     assert_eq!(authorized.discovered.resource.resource, server.url);
     assert_eq!(authorized.token.scope.as_deref(), Some("words"));
+    let printed = format!("{authorized:?}");
+    let refresh_token = authorized.token.refresh_token.as_deref().unwrap();
+    for secret in [authorized.token.access_token.as_str(), refresh_token] {
+        assert!(!printed.contains(secret), "{printed}");
+    }
 
     // With it, every revision connects, lists and calls, through both drivers.
     for protocol in [ProtocolChoice::Auto, ProtocolChoice::Stateful] {
