@@ -490,14 +490,26 @@ fn remaining(deadline: Instant) -> io::Result<Duration> {
     Ok(left)
 }
 
-/// An I/O error as this transport words it.
+/// An I/O error as this transport words it; TLS's own errors say they are TLS's.
 fn said(e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
             String::from("the exchange's deadline passed")
         }
+        _ if tls_error(e) => format!("TLS failed: {e}"),
         _ => e.to_string(),
     }
+}
+
+/// Whether `e` is rustls's (a handshake or record that failed).
+#[cfg(feature = "rustls")]
+fn tls_error(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<rustls::Error>())
+}
+
+#[cfg(not(feature = "rustls"))]
+fn tls_error(_: &io::Error) -> bool {
+    false
 }
 
 /// How a reply's body is delimited (RFC 9112, section 6.3).

@@ -740,6 +740,18 @@ fn over_http_each_failure_ends_by_its_deadline_with_its_exit_code() {
     }
     let unreachable = mcp_call(&["--url", "http://127.0.0.1:1/mcp", "--list"]);
     unreachable.failed(7, "could not be reached");
+    // https:// is spoken (remote servers and authorization servers are https): a server that
+    // answers in plain HTTP fails the TLS handshake, not the URL.
+    let plain = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = plain.local_addr().unwrap();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        for mut conn in plain.incoming().flatten() {
+            let _ = conn.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+        }
+    });
+    let tls = mcp_call(&["--url", &format!("https://{at}/mcp"), "--list"]);
+    tls.failed(7, "TLS");
     let not_http = mcp_call(&["--url", "ftp://x/mcp", "--list"]);
     not_http.failed(2, "does not start with http://");
 }

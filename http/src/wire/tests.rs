@@ -685,7 +685,9 @@ mod tls {
             exchange(&Target::new(&url, 1024, 4).unwrap(), Duration::from_secs(5));
         assert_eq!(status, None);
         assert!(
-            end.starts_with("broken true: cannot send the request: invalid peer certificate"),
+            end.starts_with(
+                "broken true: cannot send the request: TLS failed: invalid peer certificate"
+            ),
             "{end}"
         );
         // The test CA, but a name the certificate does not carry.
