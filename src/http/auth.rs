@@ -488,8 +488,14 @@ pub fn server_metadata_urls(issuer: &str) -> Result<Vec<String>, AuthError> {
 
 // ---- documents ----------------------------------------------------------------------------
 
-/// `body` as a validated JSON object, in compact form, for reading `document`.
-fn object_of(body: &[u8], document: &'static str, limits: &Limits) -> Result<RawJson, AuthError> {
+/// `read` over `body`, once it is validated as one JSON object (kept in compact form) no
+/// longer than the frame limit; `document` names it in every error.
+fn read_document<T>(
+    body: &[u8],
+    document: &'static str,
+    limits: &Limits,
+    read: impl FnOnce(Object<'_>) -> Result<T, AuthError>,
+) -> Result<T, AuthError> {
     if body.len() > limits.frame_bytes {
         return Err(AuthError::TooLong { document });
     }
@@ -501,14 +507,13 @@ fn object_of(body: &[u8], document: &'static str, limits: &Limits) -> Result<Raw
     let (span, spaced) = scanner.value().map_err(malformed)?;
     scanner.finish().map_err(malformed)?;
     let value = RawJson::from_span(text, span, spaced);
-    if value.is_object() {
-        Ok(value)
-    } else {
-        Err(AuthError::Invalid {
+    if !value.is_object() {
+        return Err(AuthError::Invalid {
             document,
             member: "(the document itself, an object)",
-        })
+        });
     }
+    read(Object::of_validated(value.as_str()))
 }
 
 /// A string member, if present; `Err` if present and not a string.
@@ -596,33 +601,33 @@ impl ResourceMetadata {
     pub fn parse(body: &[u8], server_url: &str, limits: &Limits) -> Result<Self, AuthError> {
         let document = Self::DOCUMENT;
         let (origin, target) = given(server_url)?;
-        let raw = object_of(body, document, limits)?;
-        let object = Object::of_validated(raw.as_str());
-        let resource = string(object, "resource", document)?;
-        let covers = split_absolute(&resource).is_some_and(|(theirs, above)| {
-            let path = |t: &str| -> String {
-                String::from(t.split('?').next().unwrap_or("/").trim_end_matches('/'))
-            };
-            let (above, ours) = (path(above), path(target));
-            theirs == origin
-                && !resource.contains('#')
-                && !has_userinfo(&resource)
-                && (ours == above || ours.starts_with(&alloc::format!("{above}/")))
-        });
-        if !covers {
-            return Err(AuthError::ResourceMismatch { resource });
-        }
-        let member = "authorization_servers";
-        let servers = opt_strings(object, member, document)?
-            .filter(|s| !s.is_empty())
-            .ok_or(AuthError::Invalid { document, member })?;
-        for server in &servers {
-            secure(server)?;
-        }
-        Ok(ResourceMetadata {
-            resource,
-            authorization_servers: servers,
-            scopes_supported: opt_strings(object, "scopes_supported", document)?,
+        read_document(body, document, limits, |object| {
+            let resource = string(object, "resource", document)?;
+            let covers = split_absolute(&resource).is_some_and(|(theirs, above)| {
+                let path = |t: &str| -> String {
+                    String::from(t.split('?').next().unwrap_or("/").trim_end_matches('/'))
+                };
+                let (above, ours) = (path(above), path(target));
+                theirs == origin
+                    && !resource.contains('#')
+                    && !has_userinfo(&resource)
+                    && (ours == above || ours.starts_with(&alloc::format!("{above}/")))
+            });
+            if !covers {
+                return Err(AuthError::ResourceMismatch { resource });
+            }
+            let member = "authorization_servers";
+            let servers = opt_strings(object, member, document)?
+                .filter(|s| !s.is_empty())
+                .ok_or(AuthError::Invalid { document, member })?;
+            for server in &servers {
+                secure(server)?;
+            }
+            Ok(ResourceMetadata {
+                resource,
+                authorization_servers: servers,
+                scopes_supported: opt_strings(object, "scopes_supported", document)?,
+            })
         })
     }
 }
@@ -658,45 +663,45 @@ impl ServerMetadata {
     /// secure, or no `S256` in `code_challenge_methods_supported`.
     pub fn parse(body: &[u8], issuer: &str, limits: &Limits) -> Result<Self, AuthError> {
         let document = Self::DOCUMENT;
-        let raw = object_of(body, document, limits)?;
-        let object = Object::of_validated(raw.as_str());
-        let named = string(object, "issuer", document)?;
-        let bare = |url: &str| {
-            let trimmed = url.trim_end_matches('/');
-            match trimmed.split_once("://") {
-                Some((_, rest)) if !rest.contains('/') => String::from(trimmed),
-                _ => String::from(url),
+        read_document(body, document, limits, |object| {
+            let named = string(object, "issuer", document)?;
+            let bare = |url: &str| {
+                let trimmed = url.trim_end_matches('/');
+                match trimmed.split_once("://") {
+                    Some((_, rest)) if !rest.contains('/') => String::from(trimmed),
+                    _ => String::from(url),
+                }
+            };
+            if bare(&named) != bare(issuer) {
+                return Err(AuthError::IssuerMismatch { issuer: named });
             }
-        };
-        if bare(&named) != bare(issuer) {
-            return Err(AuthError::IssuerMismatch { issuer: named });
-        }
-        let required = |member: &'static str| {
-            secure_url(object, member, document)?.ok_or(AuthError::Invalid { document, member })
-        };
-        let authorization_endpoint = required("authorization_endpoint")?;
-        let token_endpoint = required("token_endpoint")?;
-        let registration_endpoint = secure_url(object, "registration_endpoint", document)?;
-        let methods = opt_strings(object, "code_challenge_methods_supported", document)?;
-        if !methods.is_some_and(|m| m.iter().any(|m| m == "S256")) {
-            return Err(AuthError::NoPkce);
-        }
-        let cimd = "client_id_metadata_document_supported";
-        let client_id_metadata_document_supported = match object.get(cimd) {
-            None => false,
-            Some(v) if v.is_null() => false,
-            Some(v) => v.as_bool().ok_or(AuthError::Invalid {
-                document,
-                member: cimd,
-            })?,
-        };
-        Ok(ServerMetadata {
-            issuer: named,
-            authorization_endpoint,
-            token_endpoint,
-            registration_endpoint,
-            client_id_metadata_document_supported,
-            scopes_supported: opt_strings(object, "scopes_supported", document)?,
+            let required = |member: &'static str| {
+                secure_url(object, member, document)?.ok_or(AuthError::Invalid { document, member })
+            };
+            let authorization_endpoint = required("authorization_endpoint")?;
+            let token_endpoint = required("token_endpoint")?;
+            let registration_endpoint = secure_url(object, "registration_endpoint", document)?;
+            let methods = opt_strings(object, "code_challenge_methods_supported", document)?;
+            if !methods.is_some_and(|m| m.iter().any(|m| m == "S256")) {
+                return Err(AuthError::NoPkce);
+            }
+            let cimd = "client_id_metadata_document_supported";
+            let client_id_metadata_document_supported = match object.get(cimd) {
+                None => false,
+                Some(v) if v.is_null() => false,
+                Some(v) => v.as_bool().ok_or(AuthError::Invalid {
+                    document,
+                    member: cimd,
+                })?,
+            };
+            Ok(ServerMetadata {
+                issuer: named,
+                authorization_endpoint,
+                token_endpoint,
+                registration_endpoint,
+                client_id_metadata_document_supported,
+                scopes_supported: opt_strings(object, "scopes_supported", document)?,
+            })
         })
     }
 }
@@ -769,12 +774,12 @@ impl Registration {
     /// [`AuthError`]: too long, not JSON, refused, or no `client_id`.
     pub fn parse(body: &[u8], limits: &Limits) -> Result<Self, AuthError> {
         let document = Self::DOCUMENT;
-        let raw = object_of(body, document, limits)?;
-        let object = Object::of_validated(raw.as_str());
-        refusal(object, document)?;
-        Ok(Registration {
-            client_id: string(object, "client_id", document)?,
-            client_secret: opt_string(object, "client_secret", document)?,
+        read_document(body, document, limits, |object| {
+            refusal(object, document)?;
+            Ok(Registration {
+                client_id: string(object, "client_id", document)?,
+                client_secret: opt_string(object, "client_secret", document)?,
+            })
         })
     }
 }
@@ -1114,30 +1119,30 @@ impl Token {
     /// ([`AuthError::NotBearer`]), or an `expires_in` that is not a whole number of seconds.
     pub fn parse(body: &[u8], limits: &Limits) -> Result<Self, AuthError> {
         let document = Self::DOCUMENT;
-        let raw = object_of(body, document, limits)?;
-        let object = Object::of_validated(raw.as_str());
-        refusal(object, document)?;
-        let access_token = string(object, "access_token", document)?;
-        let kind = string(object, "token_type", document)?;
-        if !kind.eq_ignore_ascii_case("bearer") {
-            return Err(AuthError::NotBearer(kind));
-        }
-        let bearer = Token::bearer(&access_token)?;
-        let member = "expires_in";
-        let expires_in = match object.get(member).filter(|v| !v.is_null()) {
-            None => None,
-            Some(value) => Some(
-                value
-                    .text()
-                    .parse::<u64>()
-                    .map_err(|_| AuthError::Invalid { document, member })?,
-            ),
-        };
-        Ok(Token {
-            expires_in,
-            refresh_token: opt_string(object, "refresh_token", document)?,
-            scope: opt_string(object, "scope", document)?,
-            ..bearer
+        read_document(body, document, limits, |object| {
+            refusal(object, document)?;
+            let access_token = string(object, "access_token", document)?;
+            let kind = string(object, "token_type", document)?;
+            if !kind.eq_ignore_ascii_case("bearer") {
+                return Err(AuthError::NotBearer(kind));
+            }
+            let bearer = Token::bearer(&access_token)?;
+            let member = "expires_in";
+            let expires_in = match object.get(member).filter(|v| !v.is_null()) {
+                None => None,
+                Some(value) => Some(
+                    value
+                        .text()
+                        .parse::<u64>()
+                        .map_err(|_| AuthError::Invalid { document, member })?,
+                ),
+            };
+            Ok(Token {
+                expires_in,
+                refresh_token: opt_string(object, "refresh_token", document)?,
+                scope: opt_string(object, "scope", document)?,
+                ..bearer
+            })
         })
     }
 
