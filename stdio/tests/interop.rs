@@ -688,12 +688,25 @@ impl HttpPeer {
         mcp_sansio_tokio::Handle,
         mcp_sansio_tokio::Events,
     ) {
+        self.async_connect_with(&[], config)
+    }
+
+    /// As [`async_connect`](Self::async_connect), sending `headers` with every request.
+    fn async_connect_with(
+        &self,
+        headers: &[(&str, &str)],
+        config: Config,
+    ) -> (
+        tokio::runtime::Runtime,
+        mcp_sansio_tokio::Handle,
+        mcp_sansio_tokio::Events,
+    ) {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         let (server, events) = runtime
-            .block_on(mcp_sansio_tokio::connect_http(&self.url, &[], config))
+            .block_on(mcp_sansio_tokio::connect_http(&self.url, headers, config))
             .unwrap();
         (runtime, server, events)
     }
@@ -1728,17 +1741,8 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
     }
     let bearer = authorized.token.header_value();
     let header = ("Authorization", bearer.as_str());
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let (handle, _events) = runtime
-        .block_on(mcp_sansio_tokio::connect_http(
-            &server.url,
-            &[header],
-            guarded(ProtocolChoice::Auto),
-        ))
-        .unwrap();
+    let (runtime, handle, _events) =
+        server.async_connect_with(&[header], guarded(ProtocolChoice::Auto));
     async_checks(
         &runtime,
         handle,
@@ -1786,13 +1790,8 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
     // one, and it answers (each 2026-07-28 request stands alone).
     let (tool, arguments, expected) = Peer::Guarded.call();
     let arguments = RawObject::parse(arguments, &Limits::default()).unwrap();
-    let (async_handle, _events) = runtime
-        .block_on(mcp_sansio_tokio::connect_http(
-            &server.url,
-            &[header],
-            guarded(ProtocolChoice::Auto),
-        ))
-        .unwrap();
+    let (runtime, async_handle, _events) =
+        server.async_connect_with(&[header], guarded(ProtocolChoice::Auto));
     runtime.block_on(async_handle.list_tools()).unwrap();
     runtime
         .block_on(async_handle.set_authorization(Some(bogus)))
