@@ -1929,11 +1929,29 @@ fn mcp_call_authorizes_through_the_browser_it_asks_to_open() {
         open.starts_with(&server.url.replace("/mcp", "/authorize?")),
         "{open}"
     );
-    let browser = Authorizer::new(&Limits::default());
+    let mut patient = Limits::default();
+    patient.operation_timeout = DEADLINE;
+    let browser = Authorizer::new(&patient);
     let approved = browser.fetch("GET", open, None).unwrap();
     assert_eq!(approved.status, 302);
     let back = approved.location.unwrap();
     assert!(back.starts_with("http://127.0.0.1:"), "{back}");
+    // Something else reaches the listener first and sends its request line a byte a second:
+    // it is let go at the line's own deadline (5 s), and the browser is answered after it.
+    let listener = back["http://".len()..]
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let trickle = std::net::TcpStream::connect(&listener).unwrap();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let mut trickle = trickle;
+        while trickle.write_all(b"G").is_ok() {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    });
+    std::thread::sleep(Duration::from_millis(200));
     let shown = browser.fetch("GET", &back, None).unwrap();
     assert_eq!(
         shown.status,

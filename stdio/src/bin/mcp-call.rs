@@ -684,7 +684,7 @@ fn escape_controls(text: &str, keep_lines: bool) -> String {
 
 /// `--oauth`: the flow, with this machine's loopback for the browser's way back.
 mod oauth {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{Read, Write};
     use std::net::{TcpListener, TcpStream};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -698,7 +698,9 @@ mod oauth {
     use super::{escape_controls, Cli, Failure};
 
     /// The longest request line the browser's way back may have.
-    const LINE_BYTES: u64 = 8 * 1024;
+    const LINE_BYTES: usize = 8 * 1024;
+    /// How long the browser may take to send its request line, and to take the answer.
+    const BROWSER_READ: Duration = Duration::from_secs(5);
 
     /// A token for `url`, if connecting without one is refused with 401; none if it is not.
     pub(super) fn token_if_asked(
@@ -795,12 +797,22 @@ mod oauth {
     /// Reads one request from the browser; its target, if it is the way back to
     /// `/callback` (anything else, such as `/favicon.ico`, gets 404 and is waited past).
     fn answer(mut stream: TcpStream) -> Option<String> {
-        let _ = stream.set_nonblocking(false);
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-        let mut line = String::new();
-        BufReader::new(Read::take(&stream, LINE_BYTES))
-            .read_line(&mut line)
-            .ok()?;
+        // One deadline for the whole request line, however slowly its bytes come.
+        let until = Instant::now() + BROWSER_READ;
+        stream.set_nonblocking(false).ok()?;
+        stream.set_write_timeout(Some(BROWSER_READ)).ok()?;
+        let (mut read, mut chunk) = (Vec::new(), [0_u8; 1024]);
+        while !read.contains(&b'\n') && read.len() < LINE_BYTES {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            stream.set_read_timeout(Some(left)).ok()?;
+            let n = stream.read(&mut chunk).ok().filter(|&n| n > 0)?;
+            read.extend_from_slice(chunk.get(..n)?);
+        }
+        let read = String::from_utf8_lossy(&read);
+        let line = read.lines().next()?;
         let mut words = line.split_whitespace();
         let target = match (words.next(), words.next()) {
             (Some("GET"), Some(target)) if target.starts_with("/callback") => Some(target),
