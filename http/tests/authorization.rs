@@ -5,11 +5,14 @@
 
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{BufReader, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use common::read_request_and_headers;
 use mcp_sansio::auth::Token;
 use mcp_sansio::{Config, Error, HttpError, ProtocolChoice};
 use mcp_sansio_http::{HttpClient, HttpClientError};
@@ -24,23 +27,12 @@ fn refusing() -> (String, Arc<Mutex<Vec<Vec<String>>>>) {
         for conn in listener.incoming() {
             let mut conn = conn.unwrap();
             let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let (mut tokens, mut length) = (Vec::new(), 0);
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                let (name, value) = line.split_once(':').unwrap_or((line, ""));
-                if name.eq_ignore_ascii_case("authorization") {
-                    tokens.push(value.trim().to_owned());
-                } else if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().unwrap();
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
+            let (_, _, headers, _) = read_request_and_headers(&mut reader).unwrap();
+            let tokens: Vec<String> = headers
+                .into_iter()
+                .filter(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+                .map(|(_, value)| value)
+                .collect();
             record.lock().unwrap().push(tokens);
             write!(
                 conn,

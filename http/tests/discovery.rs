@@ -5,11 +5,14 @@
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{BufReader, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use common::read_request;
 use mcp_sansio::auth::{AuthError, Challenge};
 use mcp_sansio::Limits;
 use mcp_sansio_http::oauth::{AuthorizeError, Authorizer};
@@ -28,24 +31,7 @@ fn serve(script: impl Fn(&str) -> Script + Send + 'static) -> (String, Arc<Mutex
         for conn in listener.incoming() {
             let mut conn = conn.unwrap();
             let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-            let mut length = 0;
-            loop {
-                let mut header = String::new();
-                reader.read_line(&mut header).unwrap();
-                if header.trim().is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = header.split_once(':') {
-                    if name.eq_ignore_ascii_case("content-length") {
-                        length = value.trim().parse().unwrap();
-                    }
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
+            let (_, path, _) = read_request(&mut reader).unwrap();
             log.lock().unwrap().push(path.clone());
             let (status, body) = script
                 .get(&path)
