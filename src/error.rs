@@ -395,6 +395,8 @@ pub enum ProtocolViolation {
         /// The limit in force.
         limit: usize,
     },
+    /// A `notifications/subscriptions/acknowledged` whose `notifications` is not an object.
+    InvalidAcknowledgement,
 }
 
 impl fmt::Display for ProtocolViolation {
@@ -466,6 +468,9 @@ impl fmt::Display for ProtocolViolation {
             }
             ProtocolViolation::TooManyItems { limit } => {
                 write!(f, "a listing ran past {limit} items")
+            }
+            ProtocolViolation::InvalidAcknowledgement => {
+                f.write_str("it acknowledged a subscription without saying what it honours")
             }
         }
     }
@@ -587,6 +592,11 @@ pub enum Misuse {
     /// An answer for a server request that does not wait for one: answered already,
     /// withdrawn by the server, or never asked of this client.
     NotAsked,
+    /// A request of 2026-07-28 alone, in a session of an earlier revision.
+    NotStateless {
+        /// The request's method (`subscriptions/listen`).
+        method: &'static str,
+    },
 }
 
 impl fmt::Display for Misuse {
@@ -623,6 +633,11 @@ impl fmt::Display for Misuse {
                 f.write_str("this client declared no roots, so it cannot change them")
             }
             Misuse::NotAsked => f.write_str("no server request waits for this answer"),
+            Misuse::NotStateless { method } => write!(
+                f,
+                "{method} belongs to 2026-07-28, and this session speaks an earlier revision, \
+                 whose servers send their changes unasked"
+            ),
         }
     }
 }

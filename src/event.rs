@@ -16,6 +16,7 @@ use crate::message::Notification;
 use crate::method::ListKind;
 use crate::results::{CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents};
 use crate::server::Connected;
+use crate::subscription::Subscription;
 
 /// Names one operation: the untyped form of an [`Op`], carried by the event that ends it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -141,7 +142,16 @@ awaited! {
     Vec<ResourceContents> => ReadResource,
     Vec<Prompt> => ListPrompts,
     GetPromptResult => GetPrompt,
+    SubscriptionEnded => Listen,
 }
+
+/// The end of a subscription that the server chose
+/// ([`Client::listen`](crate::Client::listen)): the result of its `subscriptions/listen`
+/// request, or the server's `notifications/cancelled` for it, as when it shuts down. Nothing
+/// was lost that a new subscription and a fresh listing would not recover; listen again if
+/// the changes still matter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubscriptionEnded;
 
 /// What an operation produced, named after the command that started it.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,6 +172,8 @@ pub enum Output {
     ListPrompts(Vec<Prompt>),
     /// [`get_prompt`](crate::Client::get_prompt).
     GetPrompt(GetPromptResult),
+    /// [`listen`](crate::Client::listen): the server ended the subscription.
+    Listen(SubscriptionEnded),
 }
 
 /// A notification from the server.
@@ -188,8 +200,15 @@ pub enum ServerNotification {
         /// The logged data.
         data: RawJson,
     },
-    /// `notifications/{tools,resources,prompts}/list_changed`.
+    /// `notifications/{tools,resources,prompts}/list_changed`: list again. In 2026-07-28 it
+    /// comes only on a subscription that asked for it and was honoured.
     ListChanged(ListKind),
+    /// `notifications/resources/updated`: the resource at `uri` changed; read it again. In
+    /// 2026-07-28 it comes only for a URI a subscription asked for and was honoured.
+    ResourceUpdated {
+        /// The resource's URI.
+        uri: String,
+    },
     /// `notifications/elicitation/complete` (2025-11-25): the interaction a URL
     /// elicitation sent the user to has ended.
     ElicitationComplete {
@@ -233,6 +252,9 @@ fn read_known(n: &Notification) -> Option<ServerNotification> {
             ServerNotification::ListChanged(ListKind::Resources)
         }
         "notifications/prompts/list_changed" => ServerNotification::ListChanged(ListKind::Prompts),
+        "notifications/resources/updated" => ServerNotification::ResourceUpdated {
+            uri: String::from(object?.get("uri")?.as_str()?),
+        },
         "notifications/elicitation/complete" => ServerNotification::ElicitationComplete {
             elicitation_id: String::from(object?.get("elicitationId")?.as_str()?),
         },
@@ -255,6 +277,16 @@ pub enum Event {
     },
     /// The server sent a notification.
     Notification(ServerNotification),
+    /// The server acknowledged subscription `op` ([`Client::listen`](crate::Client::listen)):
+    /// from now on it stands with no deadline, and what it honours arrives as
+    /// [`Event::Notification`]s, until its [`Event::Finished`] (the server ended it, it was
+    /// cancelled, or its transport lost it).
+    Subscribed {
+        /// The subscription's operation.
+        op: OpId,
+        /// What the server honours of what was asked: never more.
+        honoured: Subscription,
+    },
     /// An answer arrived for a request abandoned at its deadline or cancelled. It is bound
     /// to nothing.
     LateResponse {

@@ -175,6 +175,7 @@ mod roots;
 mod rpc_error;
 mod server;
 mod sse;
+mod subscription;
 mod time;
 mod version;
 
@@ -192,7 +193,7 @@ pub use client::{Client, Config};
 pub use error::{
     Error, HttpError, Incompatible, JsonError, JsonErrorKind, Misuse, ProtocolViolation,
 };
-pub use event::{Awaited, Event, Op, OpId, Output, ServerNotification};
+pub use event::{Awaited, Event, Op, OpId, Output, ServerNotification, SubscriptionEnded};
 pub use frame::{FrameReader, Framed};
 pub use http::auth;
 pub use http::{
@@ -215,6 +216,7 @@ pub use roots::Root;
 pub use rpc_error::{ErrorCode, RpcError};
 pub use server::{CacheHint, CacheScope, Connected, Implementation, ServerCapabilities};
 pub use sse::{Sse, SseEvent, SseReader};
+pub use subscription::Subscription;
 pub use time::Instant;
 pub use version::{Era, ProtocolChoice, ProtocolVersion};
 

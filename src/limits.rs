@@ -42,7 +42,9 @@ pub struct Limits {
     /// A server may report progress or log while it works, but a server that only chatters
     /// must not keep a request waiting forever: one more notification than this fails the
     /// request as a protocol violation. This is the client session's bound; the framing
-    /// layer does not count notifications.
+    /// layer does not count notifications. What comes tagged with a subscription of the
+    /// client's ([`Client::listen`](crate::Client::listen)) is that subscription's, counted
+    /// against no request; a subscription, once acknowledged, counts nothing.
     pub notifications_before_answer: usize,
     /// The most tools one catalog may hold, across all of its pages. Default: 1024.
     ///

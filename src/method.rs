@@ -80,6 +80,8 @@ pub(crate) enum Method {
     List(ListKind),
     /// `tools/call`, `resources/read` or `prompts/get`.
     Call(CallKind),
+    /// `subscriptions/listen` (2026-07-28).
+    Listen,
 }
 
 impl Method {
@@ -92,6 +94,7 @@ impl Method {
             Method::Call(CallKind::Tool) => "tools/call",
             Method::Call(CallKind::Resource) => "resources/read",
             Method::Call(CallKind::Prompt) => "prompts/get",
+            Method::Listen => "subscriptions/listen",
         }
     }
 
@@ -133,6 +136,7 @@ mod tests {
             Method::Call(CallKind::Tool),
             Method::Call(CallKind::Resource),
             Method::Call(CallKind::Prompt),
+            Method::Listen,
         ];
         let uncancellable: alloc::vec::Vec<&str> = all
             .iter()

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Allowlist, CallToolResult, Config, Error, Event, ExchangeId, HttpError, HttpMethod,
-    HttpRequest, HttpSession, Instant, Limits, Op, ProtocolChoice, ProtocolViolation, RawObject,
-    ReplyHead, ToolRejection,
+    HttpRequest, HttpSession, Instant, Limits, ListKind, Op, ProtocolChoice, ProtocolViolation,
+    RawObject, ReplyHead, ServerNotification, Subscription, SubscriptionEnded, ToolRejection,
 };
 use serde_json::{json, Value};
 
@@ -657,6 +657,92 @@ fn sending_again_is_bounded_and_keeps_the_operations_deadline() {
     h.http.handle_broken(exchange, h.now);
     h.run(&mut |_| panic!("nothing is sent after the deadline"));
     assert!(matches!(h.outcome(list), Err(Error::Timeout { .. })));
+}
+
+/// Listens for tool changes; the stream opens and brings the acknowledgement. Returns the
+/// op, the exchange and the subscription's id.
+fn subscribed(h: &mut Harness) -> (Op<SubscriptionEnded>, ExchangeId, i64) {
+    let op = h
+        .http
+        .client_mut()
+        .listen(&Subscription::tools(), h.now)
+        .unwrap();
+    h.run(&mut |_| None);
+    let request = h.log.last().unwrap().clone();
+    assert_eq!(rpc_method(&request), "subscriptions/listen");
+    assert!(request.lasting, "a subscription's stream is bounded by the session alone");
+    assert_eq!(request.header("Mcp-Method"), Some("subscriptions/listen"));
+    let id = body(&request)["id"].as_i64().unwrap();
+    let head = ReplyHead {
+        status: 200,
+        content_type: Some("text/event-stream"),
+        session_id: None,
+        www_authenticate: None,
+    };
+    h.http.handle_head(request.exchange, head, h.now);
+    let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+        "params": {"notifications": {"toolsListChanged": true},
+                   "_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
+    h.http
+        .handle_body(request.exchange, format!("data: {ack}\n\n").as_bytes(), h.now);
+    h.run(&mut |_| None);
+    assert!(h
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::Subscribed { op: o, .. } if *o == op.id())));
+    (op, request.exchange, id)
+}
+
+#[test]
+fn a_subscription_s_stream_lasts_until_cancelled_or_lost_and_is_never_sent_again() {
+    let mut h = modern_listed(config(ProtocolChoice::Stateless));
+    let (op, exchange, id) = subscribed(&mut h);
+    // A day later it stands, and its changes come on its stream while a call goes and comes.
+    assert_eq!(h.http.poll_timeout(), None);
+    h.now = h.now.saturating_add(Duration::from_secs(24 * 60 * 60));
+    h.http.handle_timeout(h.now);
+    let call = h
+        .http
+        .client_mut()
+        .call_tool("get_weather", &RawObject::empty(), h.now)
+        .unwrap();
+    h.run(&mut modern_server);
+    assert_eq!(h.outcome(call).unwrap().text(), "sunny");
+    let change = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
+    h.http
+        .handle_body(exchange, format!("data: {change}\n\n").as_bytes(), h.now);
+    h.run(&mut |_| None);
+    assert!(h
+        .events
+        .contains(&Event::Notification(ServerNotification::ListChanged(ListKind::Tools))));
+    assert!(h.aborted.is_empty(), "nothing was dropped: {:?}", h.aborted);
+    assert_eq!(h.http.open_exchanges(), 1);
+
+    // Cancelled: the stream is dropped, and that is the whole cancel.
+    h.http.client_mut().cancel(op).unwrap();
+    h.log.clear();
+    h.run(&mut |_| panic!("nothing is posted"));
+    assert_eq!(h.aborted, [exchange]);
+    assert_eq!(h.outcome(op), Err(Error::Cancelled));
+    assert_eq!(h.http.open_exchanges(), 0);
+
+    // Lost: a stream that breaks ends its subscription, and no new one is made behind the
+    // application's back.
+    let (op, exchange, _) = subscribed(&mut h);
+    h.log.clear();
+    h.http.handle_broken(exchange, h.now);
+    h.run(&mut |_| panic!("nothing is sent again"));
+    assert_eq!(h.outcome(op), Err(Error::Http(HttpError::StreamBroken)));
+
+    // Ended by the server: its result comes on the stream, which then ends.
+    let (op, exchange, id) = subscribed(&mut h);
+    let end = json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete"}});
+    h.http
+        .handle_body(exchange, format!("data: {end}\n\n").as_bytes(), h.now);
+    h.run(&mut |_| None);
+    assert_eq!(h.outcome(op), Ok(SubscriptionEnded));
+    assert_eq!(h.http.client().in_flight(), 0);
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod binding;
 mod commands;
 mod requests;
 mod send;
+mod subscriptions;
 mod transmit;
 
 use alloc::collections::VecDeque;
@@ -146,6 +147,15 @@ struct InFlight {
     /// The operation's one deadline, set when it started; later requests keep it.
     deadline: Instant,
     operation: Operation,
+}
+
+impl InFlight {
+    /// Whether its deadline, or its operation's own timer, has come by `now`: never for a
+    /// subscription that stands.
+    fn due(&self, now: Instant) -> bool {
+        !self.operation.standing()
+            && (self.deadline <= now || self.operation.timer().is_some_and(|t| t <= now))
+    }
 }
 
 /// The client side of one MCP connection, as a state machine with no I/O and no clock.
@@ -334,7 +344,7 @@ impl Client {
         let due: Vec<i64> = self
             .requests
             .iter()
-            .filter(|(_, r)| r.deadline <= now || r.operation.timer().is_some_and(|t| t <= now))
+            .filter(|(_, r)| r.due(now))
             .map(|(id, _)| id)
             .collect();
         for id in due {
@@ -402,6 +412,7 @@ impl Client {
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.requests
             .iter()
+            .filter(|(_, r)| !r.operation.standing())
             .map(|(_, r)| {
                 r.operation
                     .timer()
@@ -439,9 +450,13 @@ impl Client {
             }
             Message::UnboundError(error) => self.fail_connection(Error::Rpc(error)),
             Message::Notification(notification) => {
+                let Some(notification) = self.on_subscription(notification) else {
+                    return;
+                };
                 self.count_message();
-                if notification.method == "notifications/cancelled" && !self.asks.is_empty() {
+                if notification.method == "notifications/cancelled" {
                     self.on_cancelled(notification.params.as_ref());
+                    self.on_listen_cancelled(notification.params.as_ref());
                 }
                 let event = ServerNotification::read(notification);
                 self.events.push_back(Event::Notification(event));
@@ -599,12 +614,20 @@ impl Client {
         self.events.push_back(Event::Failed(error));
     }
 
-    /// Counts a message that is not an answer against every waiting request; those past
-    /// the cap fail.
-    fn count_message(&mut self) {
+    /// Counts a message that is not an answer against every waiting request but the
+    /// subscriptions that stand; those past the cap fail.
+    pub(super) fn count_message(&mut self) {
         let limit = self.config.limits.notifications_before_answer;
         for id in self.requests.count_message(limit) {
-            self.expire(id, ProtocolViolation::TooManyNotifications { limit }.into());
+            // A subscription that stands waits for no answer: what comes meanwhile is its
+            // point, not a stall.
+            if self
+                .requests
+                .get(id)
+                .is_some_and(|r| !r.operation.standing())
+            {
+                self.expire(id, ProtocolViolation::TooManyNotifications { limit }.into());
+            }
         }
     }
 

@@ -117,6 +117,19 @@ impl<T> Requests<T> {
         }
     }
 
+    /// What request `id` carries, if it is in flight.
+    pub(crate) fn get(&self, id: i64) -> Option<&T> {
+        self.in_flight.iter().find(|e| e.id == id).map(|e| &e.value)
+    }
+
+    /// What request `id` carries, to change, if it is in flight.
+    pub(crate) fn get_mut(&mut self, id: i64) -> Option<&mut T> {
+        self.in_flight
+            .iter_mut()
+            .find(|e| e.id == id)
+            .map(|e| &mut e.value)
+    }
+
     /// Removes request `id` from the table, if it is in flight, remembering nothing.
     pub(crate) fn remove(&mut self, id: i64) -> Option<T> {
         let at = self.in_flight.iter().position(|e| e.id == id)?;

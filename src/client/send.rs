@@ -20,19 +20,11 @@ use crate::version::Era;
 
 impl Client {
     pub(super) fn ready_for(&self, kind: ListKind) -> Result<&Session, Misuse> {
-        let session = match &self.state {
-            State::Ready(session) => session,
-            State::Failed => return Err(Misuse::ConnectionFailed),
-            State::Idle | State::Connecting => return Err(Misuse::NotConnected),
-        };
+        let session = self.ready()?;
         if !kind.offered(&session.connected.capabilities) {
             return Err(Misuse::CapabilityNotOffered {
                 capability: kind.capability(),
             });
-        }
-        let limit = self.config.limits.requests_in_flight;
-        if self.requests.len() >= limit {
-            return Err(Misuse::TooManyInFlight { limit });
         }
         Ok(session)
     }

@@ -405,6 +405,9 @@ impl Model {
                 }
                 Event::Failed(_) => self.failed = true,
                 Event::Notification(_) => {}
+                Event::Subscribed { op, .. } => {
+                    panic!("{op:?} was acknowledged, and no subscription was asked for")
+                }
                 Event::ServerRequest(request) => {
                     if self.hold {
                         self.held.push(request.ticket());

@@ -668,13 +668,22 @@ impl HttpSession {
         };
         self.exchanges
             .push(Exchange::new(exchange, sent, keep, reply));
+        // A subscription's stream lasts until it ends; until its acknowledgement its
+        // operation's deadline aborts it, like any other.
+        let lasting = matches!(
+            sent,
+            Sent::Request {
+                method: Method::Listen,
+                ..
+            }
+        );
         self.ready.push_back(HttpRequest {
             exchange,
             method: HttpMethod::Post,
             headers,
             body,
             path: self.sse.path().map(String::from),
-            lasting: false,
+            lasting,
         });
         exchange
     }
@@ -1165,9 +1174,15 @@ impl HttpSession {
 
     /// Whether a 2026-07-28 request of `method` is sent again when its reply is lost: every
     /// one but a tool call, which the application may allow
-    /// ([`Config::reissue_broken_calls`]).
+    /// ([`Config::reissue_broken_calls`]), and a subscription.
     fn reissues(&self, method: Method) -> bool {
-        method != Method::Call(CallKind::Tool) || self.reissue_calls
+        match method {
+            Method::Call(CallKind::Tool) => self.reissue_calls,
+            // A subscription sent again would be a new one, unacknowledged, after changes
+            // that may have been missed: its end is the application's to hear.
+            Method::Listen => false,
+            _ => true,
+        }
     }
 
     /// The reply to request `id`, of exchange `at`, was lost before its answer, and no

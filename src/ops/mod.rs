@@ -6,6 +6,7 @@
 
 pub(crate) mod call;
 pub(crate) mod handshake;
+pub(crate) mod listen;
 pub(crate) mod listing;
 
 use alloc::{boxed::Box, string::String};
@@ -134,6 +135,7 @@ pub(crate) enum Operation {
     Handshake(handshake::Handshake),
     Listing(Box<listing::Listing>),
     Call(call::Call),
+    Listen(Box<listen::Listen>),
 }
 
 impl Operation {
@@ -142,7 +144,14 @@ impl Operation {
             Operation::Handshake(machine) => machine,
             Operation::Listing(machine) => &mut **machine,
             Operation::Call(machine) => machine,
+            Operation::Listen(machine) => &mut **machine,
         }
+    }
+
+    /// Whether the operation stands with no deadline: an acknowledged subscription, which
+    /// lasts until it ends and waits for nothing in the meantime.
+    pub(crate) fn standing(&self) -> bool {
+        matches!(self, Operation::Listen(listen) if listen.honoured.is_some())
     }
 
     /// When the operation's own timer fires, besides its deadline: only the handshake's
@@ -150,7 +159,7 @@ impl Operation {
     pub(crate) fn timer(&self) -> Option<Instant> {
         match self {
             Operation::Handshake(machine) => machine.probe_until(),
-            Operation::Listing(_) | Operation::Call(_) => None,
+            Operation::Listing(_) | Operation::Call(_) | Operation::Listen(_) => None,
         }
     }
 
@@ -159,7 +168,7 @@ impl Operation {
     pub(crate) fn on_timer(&mut self, now: Instant, ctx: &Context<'_>) -> Option<Step> {
         match self {
             Operation::Handshake(machine) => machine.probe_expired(now, ctx),
-            Operation::Listing(_) | Operation::Call(_) => None,
+            Operation::Listing(_) | Operation::Call(_) | Operation::Listen(_) => None,
         }
     }
 }

@@ -1,0 +1,166 @@
+//! Subscriptions (2026-07-28): what the server sends on a `subscriptions/listen` request is
+//! bound to it by its `_meta` subscription id, and only what the server acknowledged, of what
+//! the application asked, reaches the application.
+
+use super::{Client, Session, State};
+use crate::error::{Misuse, ProtocolViolation};
+use crate::event::{Event, Op, Output, ServerNotification, SubscriptionEnded};
+use crate::json::view::Object;
+use crate::json::write::ObjectWriter;
+use crate::json::RawObject;
+use crate::message::Notification;
+use crate::method::Method;
+use crate::ops::listen::Listen;
+use crate::ops::Operation;
+use crate::subscription::{integer_id, subscription_of, Subscription};
+use crate::time::Instant;
+use crate::version::Era;
+
+/// The notification that acknowledges a subscription.
+const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+
+/// Whether a notification of `method` belongs to subscriptions in 2026-07-28: the
+/// acknowledgement and the changes a subscription may ask for.
+fn on_subscriptions(method: &str) -> bool {
+    matches!(
+        method,
+        ACKNOWLEDGED
+            | "notifications/tools/list_changed"
+            | "notifications/prompts/list_changed"
+            | "notifications/resources/list_changed"
+            | "notifications/resources/updated"
+    )
+}
+
+impl Client {
+    /// Subscribes to the changes `subscription` asks for, in a session of 2026-07-28: sends
+    /// `subscriptions/listen`, whose answer is a stream that lasts. Until the server
+    /// acknowledges it the operation has its one deadline, like any other; then
+    /// [`Event::Subscribed`] says what the server honours, and the subscription stands with
+    /// no deadline, its notifications counted against no request. Each change it honours
+    /// arrives as [`Event::Notification`]
+    /// ([`ListChanged`](ServerNotification::ListChanged),
+    /// [`ResourceUpdated`](ServerNotification::ResourceUpdated)); whatever else comes tagged
+    /// with it (a change not asked for or not honoured, anything before the acknowledgement)
+    /// is dropped.
+    ///
+    /// It ends with its [`Event::Finished`]: `Ok(SubscriptionEnded)` when the server ends it
+    /// (its result, or its `notifications/cancelled`), [`Error::Cancelled`](crate::Error::Cancelled)
+    /// after [`cancel`](Self::cancel) (which tells the server as any cancel does: over
+    /// stdio a `notifications/cancelled`, over Streamable HTTP by dropping the stream), or
+    /// the error that lost it (an HTTP stream that broke, the connection). A lost
+    /// subscription may have missed changes: list again, and listen again.
+    ///
+    /// While it stands it holds one of [`Limits::requests_in_flight`](crate::Limits).
+    ///
+    /// # Errors
+    /// [`Misuse::NotStateless`] in a session of an earlier revision, whose servers send
+    /// their changes unasked (and [`resources/subscribe`] is not sent by this client);
+    /// [`Misuse::NotConnected`], [`Misuse::ConnectionFailed`],
+    /// [`Misuse::TooManyInFlight`], or [`Misuse::FrameTooLong`] for URIs that do not fit in
+    /// one frame.
+    ///
+    /// [`resources/subscribe`]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
+    pub fn listen(
+        &mut self,
+        subscription: &Subscription,
+        now: Instant,
+    ) -> Result<Op<SubscriptionEnded>, Misuse> {
+        let session: &Session = self.ready()?;
+        if session.connected.version.era() != Era::Stateless {
+            return Err(Misuse::NotStateless {
+                method: Method::Listen.as_str(),
+            });
+        }
+        let listen = Listen::new(subscription.clone());
+        self.start(
+            Operation::Listen(alloc::boxed::Box::new(listen)),
+            Method::Listen,
+            now,
+            |params| {
+                params.key("notifications");
+                let mut filter = ObjectWriter::open(params.out());
+                subscription.write(&mut filter);
+                filter.close();
+            },
+        )
+    }
+
+    /// Takes a notification that belongs to a subscription: the acknowledgement of one
+    /// waiting for it, or a change on one that stands (an event if it honours it, dropped
+    /// if not); neither counts against the requests waiting for answers, as a subscription's
+    /// notifications are its own. Anything tagged with a subscription that is not in flight
+    /// is dropped, and counted. Gives back what belongs to none, for the notifications'
+    /// usual path.
+    pub(super) fn on_subscription(&mut self, notification: Notification) -> Option<Notification> {
+        if !on_subscriptions(&notification.method) {
+            return Some(notification);
+        }
+        let Some(tag) = notification
+            .params
+            .as_ref()
+            .and_then(|params| subscription_of(&Object::of(params)))
+        else {
+            return Some(notification);
+        };
+        let Some((id, op, Operation::Listen(listen))) = tag.and_then(|id| {
+            let request = self.requests.get_mut(id)?;
+            Some((id, request.op, &mut request.operation))
+        }) else {
+            self.count_message();
+            return None;
+        };
+        if notification.method == ACKNOWLEDGED {
+            if listen.honoured.is_some() {
+                return None;
+            }
+            let filter = notification
+                .params
+                .as_ref()
+                .and_then(|params| Object::of(params).get("notifications"));
+            match filter.and_then(|filter| listen.asked.honoured(filter)) {
+                Some(honoured) => {
+                    listen.honoured = Some(honoured.clone());
+                    self.events.push_back(Event::Subscribed { op, honoured });
+                }
+                None => self.expire(id, ProtocolViolation::InvalidAcknowledgement.into()),
+            }
+            return None;
+        }
+        let change = ServerNotification::read(notification);
+        if listen.honoured.as_ref().is_some_and(|h| h.admits(&change)) {
+            self.events.push_back(Event::Notification(change));
+        }
+        None
+    }
+
+    /// The server's `notifications/cancelled` for a subscription of this client's ends it,
+    /// as its result would: on purpose, nothing to cancel back.
+    pub(super) fn on_listen_cancelled(&mut self, params: Option<&RawObject>) {
+        let Some(id) = params.and_then(|p| integer_id(Object::of(p).get("requestId")?)) else {
+            return;
+        };
+        let listening = self
+            .requests
+            .get(id)
+            .is_some_and(|r| matches!(r.operation, Operation::Listen(_)));
+        if let (true, Some(request)) = (listening, self.requests.remove(id)) {
+            self.requests.remember(id, false);
+            self.finish(request.op, Ok(Output::Listen(SubscriptionEnded)));
+        }
+    }
+
+    /// The session, if commands may start: connected, not failed, with room in the table.
+    pub(super) fn ready(&self) -> Result<&Session, Misuse> {
+        let session = match &self.state {
+            State::Ready(session) => session,
+            State::Failed => return Err(Misuse::ConnectionFailed),
+            State::Idle | State::Connecting => return Err(Misuse::NotConnected),
+        };
+        let limit = self.config.limits.requests_in_flight;
+        if self.requests.len() >= limit {
+            return Err(Misuse::TooManyInFlight { limit });
+        }
+        Ok(session)
+    }
+}
