@@ -14,6 +14,9 @@ elicitation), `ask_url` sends the user to a URL (URL elicitation), and `sample` 
 client's model for a completion (sampling); each answers with what it was told. On `mcp`
 2.x, `resolved_name` and `resolved_both` ask the same through the resolver, which in
 2026-07-28 answers `input_required` (both questions at once for `resolved_both`).
+With `--changes` on `mcp` 2.x it also has two tools that change what a `subscriptions/listen`
+stream hears: `grow` adds a tool (`grown_1`, `grown_2`, ...) and says the tool list changed,
+and `touch` says the resource at the URI it is given was updated.
 """
 
 import sys
@@ -114,6 +117,25 @@ if "--roots" in sys.argv:
         ) -> str:
             """Asks the user and the client's model at once, through the SDK's resolver."""
             return f"{name.name} and {said.model} said {said.content.text}"
+
+
+if "--changes" in sys.argv and MODERN:
+    grown = []
+
+    @server.tool()
+    async def grow(ctx: Context) -> str:
+        """Adds a tool, and tells the subscribers that the tool list changed."""
+        name = f"grown_{len(grown) + 1}"
+        grown.append(name)
+        server.add_tool(lambda: name, name=name, description="A tool grown at run time.")
+        await ctx.notify_tools_changed()
+        return f"added {name}"
+
+    @server.tool()
+    async def touch(uri: str, ctx: Context) -> str:
+        """Tells the subscribers that the resource at `uri` was updated."""
+        await ctx.notify_resource_updated(uri)
+        return f"touched {uri}"
 
 
 if __name__ == "__main__":

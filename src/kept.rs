@@ -9,6 +9,7 @@ use core::fmt;
 use crate::asks::Responder;
 use crate::client::Client;
 use crate::event::{Event, OpId};
+use crate::subscription::Subscription;
 
 /// Events a driver took from the [`Client`](crate::Client) and keeps until the application
 /// asks: the end of an operation it has not awaited yet, notifications, late answers, the
@@ -101,6 +102,24 @@ impl KeptEvents {
             .iter()
             .position(|e| matches!(e, Event::Finished { op: done, .. } if *done == op))?;
         self.events.remove(at)
+    }
+
+    /// Takes the acknowledgement of subscription `op` ([`Event::Subscribed`]), if it is
+    /// kept: what the server honours.
+    pub fn take_subscribed(&mut self, op: OpId) -> Option<Subscription> {
+        let at = self
+            .events
+            .iter()
+            .position(|e| matches!(e, Event::Subscribed { op: acked, .. } if *acked == op))?;
+        match self.events.remove(at)? {
+            Event::Subscribed { honoured, .. } => Some(honoured),
+            _ => None,
+        }
+    }
+
+    /// Whether any event is kept.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
     }
 
     /// Takes every kept event, in the order they came.

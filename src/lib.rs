@@ -216,7 +216,7 @@ pub use roots::Root;
 pub use rpc_error::{ErrorCode, RpcError};
 pub use server::{CacheHint, CacheScope, Connected, Implementation, ServerCapabilities};
 pub use sse::{Sse, SseEvent, SseReader};
-pub use subscription::Subscription;
+pub use subscription::{Listening, Subscription};
 pub use time::Instant;
 pub use version::{Era, ProtocolChoice, ProtocolVersion};
 

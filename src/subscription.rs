@@ -3,6 +3,9 @@
 
 use alloc::{string::String, vec::Vec};
 
+use crate::event::{Event, Op, Output, SubscriptionEnded};
+use crate::kept::KeptEvents;
+
 use crate::event::ServerNotification;
 use crate::json::view::{JsonRef, Object};
 use crate::json::write::{write_array, write_string, ObjectWriter};
@@ -126,5 +129,39 @@ pub(crate) fn integer_id(value: JsonRef<'_>) -> Option<i64> {
         text.parse().ok()
     } else {
         None
+    }
+}
+
+/// A subscription a blocking driver's `listen` started and saw acknowledged: its operation,
+/// to cancel it or tell its end among the events, and what the server honours.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listening {
+    /// The subscription's operation: it ends with an [`Event::Finished`] among the
+    /// driver's events.
+    pub op: Op<SubscriptionEnded>,
+    /// What the server honours of what was asked.
+    pub honoured: Subscription,
+}
+
+impl Listening {
+    /// The subscription `op`, acknowledged (`Err(honoured)`, as a driver's loop gives what
+    /// it found before the end) or ended before any acknowledgement (`Ok`): then it honours
+    /// nothing, and its end is put back among `events` for the application to see there.
+    pub fn new(
+        op: Op<SubscriptionEnded>,
+        acknowledged: Result<SubscriptionEnded, Subscription>,
+        events: &mut KeptEvents,
+    ) -> Self {
+        let honoured = match acknowledged {
+            Err(honoured) => honoured,
+            Ok(ended) => {
+                events.push(Event::Finished {
+                    op: op.id(),
+                    outcome: Ok(Output::Listen(ended)),
+                });
+                Subscription::default()
+            }
+        };
+        Listening { op, honoured }
     }
 }

@@ -670,7 +670,10 @@ fn subscribed(h: &mut Harness) -> (Op<SubscriptionEnded>, ExchangeId, i64) {
     h.run(&mut |_| None);
     let request = h.log.last().unwrap().clone();
     assert_eq!(rpc_method(&request), "subscriptions/listen");
-    assert!(request.lasting, "a subscription's stream is bounded by the session alone");
+    assert!(
+        request.lasting,
+        "a subscription's stream is bounded by the session alone"
+    );
     assert_eq!(request.header("Mcp-Method"), Some("subscriptions/listen"));
     let id = body(&request)["id"].as_i64().unwrap();
     let head = ReplyHead {
@@ -683,8 +686,11 @@ fn subscribed(h: &mut Harness) -> (Op<SubscriptionEnded>, ExchangeId, i64) {
     let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
         "params": {"notifications": {"toolsListChanged": true},
                    "_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
-    h.http
-        .handle_body(request.exchange, format!("data: {ack}\n\n").as_bytes(), h.now);
+    h.http.handle_body(
+        request.exchange,
+        format!("data: {ack}\n\n").as_bytes(),
+        h.now,
+    );
     h.run(&mut |_| None);
     assert!(h
         .events
@@ -715,7 +721,9 @@ fn a_subscription_s_stream_lasts_until_cancelled_or_lost_and_is_never_sent_again
     h.run(&mut |_| None);
     assert!(h
         .events
-        .contains(&Event::Notification(ServerNotification::ListChanged(ListKind::Tools))));
+        .contains(&Event::Notification(ServerNotification::ListChanged(
+            ListKind::Tools
+        ))));
     assert!(h.aborted.is_empty(), "nothing was dropped: {:?}", h.aborted);
     assert_eq!(h.http.open_exchanges(), 1);
 

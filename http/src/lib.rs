@@ -42,8 +42,8 @@ mod wire;
 
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, ExchangeId,
-    HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Misuse, Op, RawObject,
-    Responder, Root,
+    HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Listening, Misuse, Op,
+    RawObject, Responder, Root, Subscription,
 };
 use wire::Fields;
 
@@ -422,15 +422,62 @@ impl HttpClient {
     /// [`HttpClientError::Unreachable`] when it failed because the server could not be
     /// reached at all.
     pub fn run<T: Awaited>(&mut self, op: Op<T>) -> Result<T, HttpClientError> {
+        let ended = self.drive(op, |_| None::<core::convert::Infallible>)?;
+        Ok(ended.unwrap_or_else(|never| match never {}))
+    }
+
+    /// Subscribes to the changes `subscription` asks for
+    /// ([`Client::listen`](mcp_sansio::Client::listen), 2026-07-28) and waits until the
+    /// server acknowledges it. Its stream is then read by a worker for as long as it lasts;
+    /// the changes it honours come among [`take_events`](Self::take_events) (wait for them
+    /// with [`wait_events`](Self::wait_events)), and so does its end. Cancel it through
+    /// [`client`](Self::client): its stream is dropped.
+    ///
+    /// # Errors
+    /// The client's refusal ([`Misuse::NotStateless`] in an earlier revision), or whatever
+    /// ended the subscription before its acknowledgement (a refusal, the deadline).
+    pub fn listen(&mut self, subscription: &Subscription) -> Result<Listening, HttpClientError> {
+        let now = self.now();
+        let op = self.session.client_mut().listen(subscription, now)?;
+        let acknowledged = self.drive(op, |events| events.take_subscribed(op.id()))?;
+        Ok(Listening::new(op, acknowledged, &mut self.events))
+    }
+
+    /// Moves the exchanges until an event is kept or `timeout` has passed, and takes every
+    /// kept event (none, if none came): how an application that listens waits for the
+    /// server's changes between its own operations.
+    pub fn wait_events(&mut self, timeout: Duration) -> Vec<Event> {
+        let until = self.now().saturating_add(timeout);
+        loop {
+            self.events.gather(self.session.client_mut());
+            self.pump();
+            self.events.gather(self.session.client_mut());
+            if !self.events.is_empty() || self.now() >= until {
+                return self.events.take_all();
+            }
+            self.wait(Some(until));
+        }
+    }
+
+    /// Moves the exchanges until operation `op` ends (`Ok(output)`), or until `early` finds
+    /// what it looks for among the kept events (`Err(found)`).
+    fn drive<T: Awaited, R>(
+        &mut self,
+        op: Op<T>,
+        mut early: impl FnMut(&mut KeptEvents) -> Option<R>,
+    ) -> Result<Result<T, R>, HttpClientError> {
         loop {
             // What arrived while waiting may be a request the responder answers now, so
             // that the answer leaves with this pump.
             self.events.gather(self.session.client_mut());
             self.pump();
             self.events.gather(self.session.client_mut());
+            if let Some(found) = early(&mut self.events) {
+                return Ok(Err(found));
+            }
             if let Some(ended) = self.events.take_finished(op.id()) {
                 match op.finished(ended) {
-                    Ok(Ok(output)) => return Ok(output),
+                    Ok(Ok(output)) => return Ok(Ok(output)),
                     Ok(Err(Error::Http(HttpError::StreamBroken))) if self.unreachable.is_some() => {
                         let why = self.unreachable.take().unwrap_or_default();
                         return Err(HttpClientError::Unreachable(why));
@@ -442,7 +489,7 @@ impl HttpClient {
             if !self.session.client().is_pending(op) {
                 return Err(Misuse::UnknownOperation.into());
             }
-            self.wait();
+            self.wait(None);
         }
     }
 
@@ -469,7 +516,8 @@ impl HttpClient {
         // send a request on it that the POST's answer waits for (server-everything asks for
         // the roots there in the middle of a call), and this thread would not read it.
         let alone = second.is_none() && self.live.is_empty();
-        if alone && first.method == HttpMethod::Post {
+        // A subscription's stream lasts: only a worker may read it.
+        if alone && first.method == HttpMethod::Post && !first.lasting {
             self.perform_here(first);
             return;
         }
@@ -589,11 +637,14 @@ impl HttpClient {
         }
     }
 
-    /// Waits for one piece of a reply, at most until the session's next deadline, and
-    /// hands it (and the time) to the session.
-    fn wait(&mut self) {
+    /// Waits for one piece of a reply, at most until the session's next deadline (and
+    /// `until`, if given), and hands it (and the time) to the session.
+    fn wait(&mut self, until: Option<Instant>) {
         let now = self.now();
-        let until = self.session.poll_timeout();
+        let until = [self.session.poll_timeout(), until]
+            .into_iter()
+            .flatten()
+            .min();
         let wait = until.map_or(Duration::from_millis(50), |t| {
             t.saturating_duration_since(now)
         });

@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, KeptEvents,
-    Misuse, Op, RawObject, Responder, Root,
+    Listening, Misuse, Op, RawObject, Responder, Root, Subscription,
 };
 use rustix::event::{poll, PollFd, PollFlags};
 #[cfg(feature = "host")]
@@ -265,19 +265,62 @@ impl StdioClient {
     /// [`StdioError::Mcp`] with the operation's error; [`StdioError::Io`] if the pipes fail
     /// here; [`StdioError::Stopped`] once the [`stop_when`](Self::stop_when) flag is set.
     pub fn run<T: Awaited>(&mut self, op: Op<T>) -> Result<T, StdioError> {
+        let ended = self.drive(op, |_| None::<core::convert::Infallible>)?;
+        Ok(ended.unwrap_or_else(|never| match never {}))
+    }
+
+    /// Subscribes to the changes `subscription` asks for
+    /// ([`Client::listen`](mcp_sansio::Client::listen), 2026-07-28) and drives the pipes
+    /// until the server acknowledges it. The changes it honours then come among
+    /// [`take_events`](Self::take_events) (wait for them with
+    /// [`wait_events`](Self::wait_events)), and so does its end; cancel it through
+    /// [`client`](Self::client).
+    ///
+    /// # Errors
+    /// The client's refusal ([`Misuse::NotStateless`] in an earlier revision), or whatever
+    /// ended the subscription before its acknowledgement (a refusal, the deadline).
+    pub fn listen(&mut self, subscription: &Subscription) -> Result<Listening, StdioError> {
+        let op = self.client.listen(subscription, self.now())?;
+        let acknowledged = self.drive(op, |events| events.take_subscribed(op.id()))?;
+        Ok(Listening::new(op, acknowledged, &mut self.events))
+    }
+
+    /// Drives the pipes until an event is kept or `timeout` has passed, and takes every
+    /// kept event (none, if none came): how an application that listens waits for the
+    /// server's changes between its own operations.
+    ///
+    /// # Errors
+    /// [`StdioError::Io`] if the pipes fail here; [`StdioError::Stopped`] once the
+    /// [`stop_when`](Self::stop_when) flag is set.
+    pub fn wait_events(&mut self, timeout: Duration) -> Result<Vec<Event>, StdioError> {
+        let until = self.now().saturating_add(timeout);
         loop {
-            if self
-                .stop
-                .as_ref()
-                .is_some_and(|flag| flag.load(Ordering::Relaxed))
-            {
-                return Err(StdioError::Stopped);
-            }
+            self.check_stop()?;
             self.events.gather(&mut self.client);
+            if !self.events.is_empty() || self.now() >= until {
+                return Ok(self.events.take_all());
+            }
+            self.exchange(Some(until))?;
+        }
+    }
+
+    /// Drives the pipes until operation `op` ends (`Ok(output)`), or until `early` finds
+    /// what it looks for among the kept events (`Err(found)`).
+    fn drive<T: Awaited, R>(
+        &mut self,
+        op: Op<T>,
+        mut early: impl FnMut(&mut KeptEvents) -> Option<R>,
+    ) -> Result<Result<T, R>, StdioError> {
+        loop {
+            self.check_stop()?;
+            self.events.gather(&mut self.client);
+            if let Some(found) = early(&mut self.events) {
+                return Ok(Err(found));
+            }
             // The operation may have ended while another was awaited.
             if let Some(ended) = self.events.take_finished(op.id()) {
                 match op.finished(ended) {
-                    Ok(outcome) => return outcome.map_err(StdioError::Mcp),
+                    Ok(outcome) => return outcome.map(Ok).map_err(StdioError::Mcp),
                     Err(other) => self.events.push(other),
                 }
             }
@@ -285,23 +328,35 @@ impl StdioClient {
                 // Never started, or its end was taken already: nothing can end it now.
                 return Err(StdioError::Mcp(Misuse::UnknownOperation.into()));
             }
-            self.exchange(op)?;
+            self.exchange(None)?;
         }
     }
 
-    /// One round of I/O for the awaited operation `op`: write what the client queued, then,
-    /// if `op` is still pending, wait for the server at most until the client's next
-    /// deadline, read what arrived, and apply the clock.
-    ///
-    /// Any I/O can end `op` (a failed write closes the connection), so the wait is decided
-    /// only after it, from the client's state then; a pending operation always has a
-    /// deadline, and without one this returns at once instead of waiting.
-    fn exchange<T>(&mut self, op: Op<T>) -> Result<(), StdioError> {
-        self.send_queued()?;
-        if !self.client.is_pending(op) {
-            return Ok(());
+    fn check_stop(&self) -> Result<(), StdioError> {
+        if self
+            .stop
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
+            return Err(StdioError::Stopped);
         }
-        let Some(deadline) = self.client.poll_timeout() else {
+        Ok(())
+    }
+
+    /// One round of I/O: write what the client queued, then wait for the server at most
+    /// until the client's next deadline (and `until`, if given), read what arrived, and
+    /// apply the clock.
+    ///
+    /// Any I/O can end what is awaited (a failed write closes the connection), so the wait
+    /// is decided only after it, from the client's state then; with neither a deadline nor
+    /// `until` this returns at once instead of waiting.
+    fn exchange(&mut self, until: Option<Instant>) -> Result<(), StdioError> {
+        self.send_queued()?;
+        let Some(deadline) = [self.client.poll_timeout(), until]
+            .into_iter()
+            .flatten()
+            .min()
+        else {
             return Ok(());
         };
         let mut left = deadline.as_millis().saturating_sub(self.now().as_millis());

@@ -40,7 +40,8 @@ use std::sync::{Arc, Mutex};
 
 use mcp_sansio::{
     Allowlist, AskKind, Asks, Config, ElicitationMode, Error, Event, Incompatible, Limits,
-    ProtocolChoice, ProtocolVersion, RawObject, Reply, Root, ServerRequest,
+    ListKind, Listening, Misuse, Op, ProtocolChoice, ProtocolVersion, RawObject, Reply, Root,
+    ServerNotification, ServerRequest, Subscription, SubscriptionEnded,
 };
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use mcp_sansio_stdio::{ServerCommand, StdioClient, StdioError};
@@ -69,6 +70,9 @@ enum Peer {
     /// `mcp` 2.x with the oauth_server script (over HTTP only): word_count behind the SDK's
     /// OAuth, the server its own authorization server.
     Guarded,
+    /// `mcp` 2.x with the word_count script and its `grow` and `touch` tools (`--changes`),
+    /// which change what a `subscriptions/listen` stream hears.
+    Changing,
 }
 
 impl Peer {
@@ -90,6 +94,7 @@ impl Peer {
             Peer::Python1 => vec![peers.join("mcp1/bin/python"), script],
             Peer::Roots2 => vec![peers.join("mcp2/bin/python"), script, "--roots".into()],
             Peer::Roots1 => vec![peers.join("mcp1/bin/python"), script, "--roots".into()],
+            Peer::Changing => vec![peers.join("mcp2/bin/python"), script, "--changes".into()],
             Peer::Everything => vec![
                 peers.join("node_modules/.bin/mcp-server-everything"),
                 PathBuf::from("stdio"),
@@ -108,7 +113,12 @@ impl Peer {
     /// The tool to call, its arguments, and the text it must answer.
     fn call(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Peer::Python2 | Peer::Python1 | Peer::Roots2 | Peer::Roots1 | Peer::Guarded => (
+            Peer::Python2
+            | Peer::Python1
+            | Peer::Roots2
+            | Peer::Roots1
+            | Peer::Guarded
+            | Peer::Changing => (
                 "word_count",
                 r#"{"text":"vanilla stock needs review"}"#,
                 "4 words",
@@ -134,6 +144,7 @@ impl Peer {
             Peer::Python2 | Peer::Python1 | Peer::Routed | Peer::Guarded => 1..=1,
             Peer::Roots2 => 8..=8,
             Peer::Roots1 => 5..=5,
+            Peer::Changing => 3..=3,
             Peer::Everything => 12..=13,
         }
     }
@@ -610,7 +621,12 @@ impl HttpPeer {
                     .arg(port.to_string())
                     .arg(oauth_log(port));
             }
-            Peer::Python1 | Peer::Python2 | Peer::Routed | Peer::Roots2 | Peer::Roots1 => {
+            Peer::Python1
+            | Peer::Python2
+            | Peer::Routed
+            | Peer::Roots2
+            | Peer::Roots1
+            | Peer::Changing => {
                 let flag = match served {
                     Served::OldSse => "--sse",
                     Served::Events | Served::Json => "--http",
@@ -1981,4 +1997,153 @@ fn mcp_call_authorizes_through_the_browser_it_asks_to_open() {
         stderr.ends_with("the browser did not come back within 1s\n"),
         "{stderr}"
     );
+}
+
+/// What the subscription test needs of a blocking driver, over stdio or HTTP.
+trait Listens {
+    fn connect(&mut self) -> ProtocolVersion;
+    fn list(&mut self) -> Vec<String>;
+    fn call(&mut self, name: &str, arguments: &str) -> String;
+    fn listen(&mut self, subscription: &Subscription) -> Listening;
+    fn cancel(&mut self, op: Op<SubscriptionEnded>);
+    fn wait_events(&mut self, timeout: Duration) -> Vec<Event>;
+}
+
+/// The trait for a driver; `$events` turns what its `wait_events` gives into the events.
+macro_rules! listens {
+    ($driver:ty, $events:expr) => {
+        impl Listens for $driver {
+            fn connect(&mut self) -> ProtocolVersion {
+                <$driver>::connect(self).unwrap().version
+            }
+            fn list(&mut self) -> Vec<String> {
+                let catalog = self.list_tools().unwrap();
+                catalog.tools().iter().map(|t| t.name.clone()).collect()
+            }
+            fn call(&mut self, name: &str, arguments: &str) -> String {
+                let arguments = RawObject::parse(arguments, &Limits::default()).unwrap();
+                self.call_tool(name, &arguments)
+                    .unwrap()
+                    .text()
+                    .into_owned()
+            }
+            fn listen(&mut self, subscription: &Subscription) -> Listening {
+                <$driver>::listen(self, subscription).unwrap()
+            }
+            fn cancel(&mut self, op: Op<SubscriptionEnded>) {
+                self.client().cancel(op).unwrap();
+            }
+            fn wait_events(&mut self, timeout: Duration) -> Vec<Event> {
+                $events(<$driver>::wait_events(self, timeout))
+            }
+        }
+    };
+}
+
+listens!(StdioClient, |events: Result<Vec<Event>, StdioError>| events
+    .unwrap());
+listens!(HttpClient, |events: Vec<Event>| events);
+
+/// Waits until an event `wanted` picks arrives, keeping every event seen on the way.
+fn wait_for(server: &mut impl Listens, seen: &mut Vec<Event>, wanted: impl Fn(&Event) -> bool) {
+    let started = std::time::Instant::now();
+    while !seen.iter().any(&wanted) {
+        assert!(started.elapsed() < DEADLINE, "never came; saw {seen:?}");
+        seen.extend(server.wait_events(DEADLINE));
+    }
+}
+
+/// A 2026-07-28 session of the Python SDK's: what a subscription asks for and the SDK
+/// acknowledges is heard when the server changes, what it does not ask for is not, and once
+/// cancelled it hears nothing.
+fn changes_are_heard(server: &mut impl Listens) {
+    assert_eq!(server.connect(), ProtocolVersion::V2026_07_28);
+    assert_eq!(server.list(), ["grow", "touch", "word_count"]);
+    let asked = Subscription {
+        tools_list_changed: true,
+        resources: vec!["note://a".into()],
+        ..Subscription::default()
+    };
+    let listening = server.listen(&asked);
+    assert_eq!(listening.honoured, asked, "the SDK honours all it is asked");
+
+    let mut seen = Vec::new();
+    assert_eq!(server.call("grow", "{}"), "added grown_1");
+    let tools_changed = |e: &Event| {
+        matches!(
+            e,
+            Event::Notification(ServerNotification::ListChanged(ListKind::Tools))
+        )
+    };
+    wait_for(server, &mut seen, tools_changed);
+    assert_eq!(server.list(), ["grow", "grown_1", "touch", "word_count"]);
+
+    assert_eq!(
+        server.call("touch", r#"{"uri":"note://b"}"#),
+        "touched note://b"
+    );
+    assert_eq!(
+        server.call("touch", r#"{"uri":"note://a"}"#),
+        "touched note://a"
+    );
+    wait_for(
+        server,
+        &mut seen,
+        |e| matches!(e, Event::Notification(ServerNotification::ResourceUpdated { uri }) if uri == "note://a"),
+    );
+    let updates: Vec<&Event> = seen
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::Notification(ServerNotification::ResourceUpdated { .. })
+            )
+        })
+        .collect();
+    assert_eq!(updates.len(), 1, "only note://a was asked for: {seen:?}");
+
+    server.cancel(listening.op);
+    seen.clear();
+    assert_eq!(server.call("grow", "{}"), "added grown_2");
+    // Anything the server still sent would have come by now.
+    seen.extend(server.wait_events(Duration::from_secs(1)));
+    seen.extend(server.wait_events(Duration::from_millis(500)));
+    assert!(
+        !seen.iter().any(tools_changed),
+        "a cancelled subscription heard {seen:?}"
+    );
+    assert!(
+        seen.iter().any(|e| matches!(e, Event::Finished { op, outcome: Err(Error::Cancelled) } if *op == listening.op.id())),
+        "{seen:?}"
+    );
+}
+
+fn changing_config(protocol: ProtocolChoice) -> Config {
+    let mut config = config(Peer::Changing, protocol);
+    config.allowlist = ["word_count", "grow", "touch"].into_iter().collect();
+    config
+}
+
+#[test]
+#[ignore = "needs the real peers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_python_sdk_s_changes_reach_a_subscription_over_stdio_and_http() {
+    let command = Peer::Changing.command();
+    let mut server = StdioClient::spawn(&command, changing_config(ProtocolChoice::Auto)).unwrap();
+    changes_are_heard(&mut server);
+    server.close(Duration::from_secs(2)).unwrap();
+
+    let served = HttpPeer::start(Peer::Changing, Served::Events);
+    let mut server = HttpClient::new(&served.url, changing_config(ProtocolChoice::Auto)).unwrap();
+    changes_are_heard(&mut server);
+    server.close();
+
+    // The handshake revisions have no subscriptions: refused before a byte is sent.
+    let mut server =
+        StdioClient::spawn(&command, changing_config(ProtocolChoice::Stateful)).unwrap();
+    server.connect().unwrap();
+    assert!(matches!(
+        server.listen(&Subscription::tools()),
+        Err(StdioError::Mcp(Error::Misuse(Misuse::NotStateless { .. })))
+    ));
+    server.close(Duration::from_secs(2)).unwrap();
 }
