@@ -2137,6 +2137,29 @@ fn the_python_sdk_s_changes_reach_a_subscription_over_stdio_and_http() {
     changes_are_heard(&mut server);
     server.close();
 
+    // The async driver, over both.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (server, events) = runtime
+        .block_on(mcp_sansio_tokio::connect_stdio(
+            &command,
+            changing_config(ProtocolChoice::Auto),
+        ))
+        .unwrap();
+    runtime.block_on(async_changes_are_heard(server, events));
+    // A server of its own: the one above has grown already.
+    let served = HttpPeer::start(Peer::Changing, Served::Events);
+    let (server, events) = runtime
+        .block_on(mcp_sansio_tokio::connect_http(
+            &served.url,
+            &[],
+            changing_config(ProtocolChoice::Auto),
+        ))
+        .unwrap();
+    runtime.block_on(async_changes_are_heard(server, events));
+
     // The handshake revisions have no subscriptions: refused before a byte is sent.
     let mut server =
         StdioClient::spawn(&command, changing_config(ProtocolChoice::Stateful)).unwrap();
@@ -2146,4 +2169,52 @@ fn the_python_sdk_s_changes_reach_a_subscription_over_stdio_and_http() {
         Err(StdioError::Mcp(Error::Misuse(Misuse::NotStateless { .. })))
     ));
     server.close(Duration::from_secs(2)).unwrap();
+}
+
+/// Through the async driver: a listener hears the tools change, and once dropped, nothing.
+async fn async_changes_are_heard(
+    server: mcp_sansio_tokio::Handle,
+    mut events: mcp_sansio_tokio::Events,
+) {
+    assert_eq!(server.server().version, ProtocolVersion::V2026_07_28);
+    server.list_tools().await.unwrap();
+    let listener = server.listen(Subscription::tools()).await.unwrap();
+    assert_eq!(listener.honoured(), &Subscription::tools());
+    let grow = || async {
+        let result = server.call_tool("grow", &RawObject::empty()).await.unwrap();
+        result.text().into_owned()
+    };
+    assert_eq!(grow().await, "added grown_1");
+    let heard = tokio::time::timeout(DEADLINE, async {
+        loop {
+            match events.recv().await {
+                Some(Event::Notification(ServerNotification::ListChanged(ListKind::Tools))) => {
+                    return
+                }
+                Some(_) => {}
+                None => panic!("the connection ended"),
+            }
+        }
+    });
+    heard.await.expect("the tool list's change never came");
+    assert_eq!(server.in_flight(), 1, "the subscription stands");
+    drop(listener);
+    assert_eq!(grow().await, "added grown_2");
+    let quiet = tokio::time::timeout(Duration::from_millis(1500), async {
+        while let Some(event) = events.recv().await {
+            if matches!(
+                event,
+                Event::Notification(ServerNotification::ListChanged(_))
+            ) {
+                return event;
+            }
+        }
+        panic!("the connection ended");
+    });
+    assert!(
+        quiet.await.is_err(),
+        "a dropped listener's subscription still heard"
+    );
+    assert_eq!(server.in_flight(), 0);
+    server.close().await.unwrap();
 }

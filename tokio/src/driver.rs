@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use mcp_sansio::auth::Token;
 use mcp_sansio::{
-    Awaited, Client, Error, ErrorCode, Event, HttpError, Instant, Misuse, Op, OpId, Reply, RpcError,
+    Awaited, Client, Error, ErrorCode, Event, HttpError, Instant, Misuse, Op, OpId, Reply,
+    RpcError, Subscription, SubscriptionEnded,
 };
 use tokio::sync::{mpsc, oneshot, Notify, OwnedSemaphorePermit, Semaphore};
 
@@ -99,6 +100,27 @@ pub(crate) trait Waiter: Send {
     fn finish(self: Box<Self>, event: Event, unreachable: Option<String>);
     /// Whether the future is gone (dropped): the operation is then cancelled.
     fn abandoned(&self) -> bool;
+    /// Hands a subscription's acknowledgement to whoever waits for it; only a subscription
+    /// is acknowledged.
+    fn acknowledged(&mut self, _honoured: Subscription) {}
+}
+
+/// How an operation's end reads for its future: its output, or the error that ended it
+/// (`unreachable` says why the stream broke, when the wire could not reach the server).
+/// `None` when `event` is not `op`'s end.
+fn outcome<T: Awaited>(
+    op: Op<T>,
+    event: Event,
+    unreachable: Option<String>,
+) -> Option<Result<T, AsyncError>> {
+    Some(match (op.finished(event), unreachable) {
+        (Ok(Ok(output)), _) => Ok(output),
+        (Ok(Err(Error::Http(HttpError::StreamBroken))), Some(why)) => {
+            Err(AsyncError::Unreachable(why))
+        }
+        (Ok(Err(error)), _) => Err(AsyncError::Mcp(error)),
+        (Err(_), _) => return None,
+    })
 }
 
 /// The typed [`Waiter`] of an `Op<T>`.
@@ -112,22 +134,45 @@ pub(crate) struct Waiting<T> {
 
 impl<T: Awaited + Send> Waiter for Waiting<T> {
     fn finish(self: Box<Self>, event: Event, unreachable: Option<String>) {
-        let outcome = match (self.op.finished(event), unreachable) {
-            (Ok(Ok(output)), _) => Ok(output),
-            (Ok(Err(Error::Http(HttpError::StreamBroken))), Some(why)) => {
-                Err(AsyncError::Unreachable(why))
-            }
-            (Ok(Err(error)), _) => Err(AsyncError::Mcp(error)),
-            // Not this operation's end: the driver keys waiters by operation, so this cannot
-            // be; were it so, the reply dropped here still ends the future, with `Ended`.
-            (Err(_), _) => return,
-        };
-        // A future that went away meanwhile has nobody to tell.
-        let _ = self.reply.send(outcome);
+        // Not this operation's end cannot be, as the driver keys waiters by operation; were
+        // it so, the reply dropped here still ends the future, with `Ended`.
+        if let Some(outcome) = outcome(self.op, event, unreachable) {
+            // A future that went away meanwhile has nobody to tell.
+            let _ = self.reply.send(outcome);
+        }
     }
 
     fn abandoned(&self) -> bool {
         self.reply.is_closed()
+    }
+}
+
+/// The [`Waiter`] of a subscription: its acknowledgement goes to the `listen` future, its
+/// end to the [`Listener`](crate::Listener).
+pub(crate) struct ListenWaiting {
+    pub(crate) op: Op<SubscriptionEnded>,
+    /// Until the acknowledgement.
+    pub(crate) acknowledged: Option<oneshot::Sender<Subscription>>,
+    pub(crate) end: oneshot::Sender<Result<SubscriptionEnded, AsyncError>>,
+    pub(crate) _slot: OwnedSemaphorePermit,
+}
+
+impl Waiter for ListenWaiting {
+    fn finish(self: Box<Self>, event: Event, unreachable: Option<String>) {
+        if let Some(outcome) = outcome(self.op, event, unreachable) {
+            let _ = self.end.send(outcome);
+        }
+    }
+
+    /// The `listen` future dropped before the acknowledgement, or the listener after it.
+    fn abandoned(&self) -> bool {
+        self.end.is_closed() || self.acknowledged.as_ref().is_some_and(|a| a.is_closed())
+    }
+
+    fn acknowledged(&mut self, honoured: Subscription) {
+        if let Some(waiting) = self.acknowledged.take() {
+            let _ = waiting.send(honoured);
+        }
     }
 }
 
@@ -244,6 +289,11 @@ impl<W: Wire> Driver<W> {
 
     /// Hands `event` to the future waiting for it, or to the application's queue.
     fn deliver(&mut self, event: Event, waiting: &mut HashMap<OpId, Box<dyn Waiter>>) {
+        if let Event::Subscribed { op, honoured } = &event {
+            if let Some(waiter) = waiting.get_mut(op) {
+                return waiter.acknowledged(honoured.clone());
+            }
+        }
         if let Event::Finished { op, .. } = &event {
             if let Some(waiter) = waiting.remove(op) {
                 let broken = matches!(

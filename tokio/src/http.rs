@@ -145,8 +145,8 @@ impl Wire for HttpWire {
             // the session aborts the exchange at that deadline anyway.
             let now = clock.now();
             let bound = match self.session.poll_timeout() {
-                // The 2024-11-05 transport's event stream lasts the session, which aborts
-                // it when it closes.
+                // The 2024-11-05 transport's event stream lasts the session, and a
+                // subscription's until it ends; the session aborts either when it is done.
                 _ if request.lasting => HttpRequest::LASTING_BOUND,
                 None => self.operation_timeout,
                 Some(at) => at

@@ -56,11 +56,11 @@ use std::time::Duration;
 use mcp_sansio::auth::Token;
 use mcp_sansio::{
     Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, HttpSession,
-    Instant, Misuse, Op, RawObject, Reply, Root, Ticket,
+    Instant, Misuse, Op, RawObject, Reply, Root, Subscription, SubscriptionEnded, Ticket,
 };
 use mcp_sansio_stdio::{ServerCommand, ServerProcess, DEFAULT_GRACE};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{mpsc, oneshot, Notify, Semaphore};
+use tokio::sync::{mpsc, oneshot, Notify, OwnedSemaphorePermit, Semaphore};
 
 use stream::StreamWire;
 
@@ -68,7 +68,7 @@ mod driver;
 mod http;
 mod stream;
 
-use driver::{Command, Driver, Shared, Start, Waiter, Waiting, Wire};
+use driver::{Command, Driver, ListenWaiting, Shared, Start, Waiter, Waiting, Wire};
 
 /// The driver's own bounds (the core's are in [`Config::limits`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -347,6 +347,58 @@ impl Handle {
         self.link.run(start).await
     }
 
+    /// Subscribes to the changes `subscription` asks for
+    /// ([`Client::listen`](mcp_sansio::Client::listen), 2026-07-28), and waits until the
+    /// server acknowledges it; the subscription holds one slot of
+    /// [`Limits::requests_in_flight`](mcp_sansio::Limits::requests_in_flight) until it
+    /// ends. Dropping the future before then cancels it.
+    ///
+    /// # Errors
+    /// The client's refusal ([`Misuse::NotStateless`] in an earlier revision), whatever
+    /// ended the subscription before its acknowledgement, or [`AsyncError::Ended`].
+    pub async fn listen(&self, subscription: Subscription) -> Result<Listener, AsyncError> {
+        let (acknowledged, acknowledgement) = oneshot::channel();
+        let (end, ended) = oneshot::channel();
+        // From here a dropped future drops the listener, which cancels the subscription.
+        let mut listener = Listener {
+            honoured: Subscription::default(),
+            end: ended,
+            shared: Arc::clone(&self.link.shared),
+        };
+        self.link
+            .start(move |slot| {
+                Box::new(move |client, now| match client.listen(&subscription, now) {
+                    Ok(op) => {
+                        let waiting = ListenWaiting {
+                            op,
+                            acknowledged: Some(acknowledged),
+                            end,
+                            _slot: slot,
+                        };
+                        Some((op.id(), Box::new(waiting) as Box<dyn Waiter>))
+                    }
+                    Err(misuse) => {
+                        driver::refused(end, misuse);
+                        None
+                    }
+                })
+            })
+            .await?;
+        if let Ok(honoured) = acknowledgement.await {
+            listener.honoured = honoured;
+            return Ok(listener);
+        }
+        // Ended before any acknowledgement: a refusal, or the server ending it at once,
+        // which leaves a listener that honours nothing and has ended.
+        let ended = (&mut listener.end)
+            .await
+            .unwrap_or(Err(AsyncError::Ended))?;
+        let (end, ended_now) = oneshot::channel();
+        let _ = end.send(Ok(ended));
+        listener.end = ended_now;
+        Ok(listener)
+    }
+
     /// Replaces the roots the server is given (see
     /// [`Config::roots`](mcp_sansio::Config::roots)) and sends the
     /// `notifications/roots/list_changed` that says so; the server's next `roots/list` is
@@ -437,12 +489,6 @@ impl Link {
         T: Awaited + Send + 'static,
         F: FnOnce(&mut Client, Instant) -> Result<Op<T>, Misuse> + Send + 'static,
     {
-        // The slot goes with the operation, not with this future: the driver frees it when
-        // the operation ends, so a future that is kept but no longer polled cannot hold it.
-        let slot = Arc::clone(&self.shared.slots)
-            .acquire_owned()
-            .await
-            .map_err(|_| AsyncError::Ended)?;
         let (reply, outcome) = oneshot::channel();
         // From here a dropped future wakes the driver, which cancels the operation if it
         // started (a start still in the queue is cancelled when it starts).
@@ -450,27 +496,81 @@ impl Link {
             outcome,
             abandoned: &self.shared.abandoned,
         };
-        let start: Start = Box::new(move |client, now| match start(client, now) {
-            Ok(op) => {
-                let waiting = Waiting {
-                    op,
-                    reply,
-                    _slot: slot,
-                };
-                Some((op.id(), Box::new(waiting) as Box<dyn Waiter>))
-            }
-            Err(misuse) => {
-                driver::refused(reply, misuse);
-                None
-            }
-        });
-        self.commands
-            .send(Command::Start(start))
-            .await
-            .map_err(|_| AsyncError::Ended)?;
+        self.start(move |slot| {
+            Box::new(move |client, now| match start(client, now) {
+                Ok(op) => {
+                    let waiting = Waiting {
+                        op,
+                        reply,
+                        _slot: slot,
+                    };
+                    Some((op.id(), Box::new(waiting) as Box<dyn Waiter>))
+                }
+                Err(misuse) => {
+                    driver::refused(reply, misuse);
+                    None
+                }
+            })
+        })
+        .await?;
         (&mut answer.outcome)
             .await
             .unwrap_or(Err(AsyncError::Ended))
+    }
+
+    /// Waits for a slot, then has the driver run the start `make` builds around it.
+    async fn start(
+        &self,
+        make: impl FnOnce(OwnedSemaphorePermit) -> Start,
+    ) -> Result<(), AsyncError> {
+        // The slot goes with the operation, not with the future: the driver frees it when
+        // the operation ends, so a future that is kept but no longer polled cannot hold it.
+        let slot = Arc::clone(&self.shared.slots)
+            .acquire_owned()
+            .await
+            .map_err(|_| AsyncError::Ended)?;
+        self.commands
+            .send(Command::Start(make(slot)))
+            .await
+            .map_err(|_| AsyncError::Ended)
+    }
+}
+
+/// A subscription the driver holds ([`Handle::listen`]): what the server honours, and its
+/// end. The changes it honours arrive among the [`Events`], as
+/// [`Event::Notification`](mcp_sansio::Event::Notification)s. Dropping it cancels the
+/// subscription (over stdio `notifications/cancelled` goes to the server; over HTTP its
+/// stream is dropped).
+#[derive(Debug)]
+pub struct Listener {
+    honoured: Subscription,
+    end: oneshot::Receiver<Result<SubscriptionEnded, AsyncError>>,
+    shared: Arc<Shared>,
+}
+
+impl Listener {
+    /// What the server honours of what was asked: never more.
+    pub fn honoured(&self) -> &Subscription {
+        &self.honoured
+    }
+
+    /// Waits for the subscription's end: `Ok` when the server ended it on purpose, else
+    /// what lost it (its stream broke, the connection ended).
+    ///
+    /// # Errors
+    /// What ended it, if not the server on purpose; [`AsyncError::Ended`] with the driver.
+    pub async fn ended(mut self) -> Result<SubscriptionEnded, AsyncError> {
+        (&mut self.end).await.unwrap_or(Err(AsyncError::Ended))
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        // As a call's future does: only a subscription that has not ended wakes the driver.
+        if let Err(oneshot::error::TryRecvError::Empty) = self.end.try_recv() {
+            self.end.close();
+            self.shared.abandoned.notify_one();
+        }
     }
 }
 

@@ -13,7 +13,8 @@
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, Asks, Config, Error, Event, Limits, Misuse, ProtocolChoice, RawObject, Reply,
+    Allowlist, Asks, Config, Error, Event, Limits, ListKind, Misuse, ProtocolChoice, RawObject,
+    Reply, ServerNotification, Subscription,
 };
 use mcp_sansio_tokio::{AsyncError, DriverConfig, DriverLimits, Handle};
 use serde_json::{json, Value};
@@ -325,4 +326,83 @@ async fn a_call_kept_but_no_longer_polled_frees_its_slot_when_its_operation_ends
         matches!(second, Err(AsyncError::Mcp(Error::Timeout { .. }))),
         "{second:?}"
     );
+}
+
+/// A 2026-07-28 peer that acknowledges every `subscriptions/listen` and sends one tool-list
+/// change on it; it reports the id of each listen it hears cancelled on `cancelled`.
+async fn listening_peer(
+    stream: tokio::io::DuplexStream,
+    cancelled: tokio::sync::mpsc::Sender<i64>,
+) {
+    let (read, mut write) = tokio::io::split(stream);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        let id = message["id"].clone();
+        let out = match message["method"].as_str().unwrap_or_default() {
+            "server/discover" => vec![json!({"jsonrpc": "2.0", "id": id, "result": {
+                "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}})],
+            "subscriptions/listen" => {
+                let meta = json!({"io.modelcontextprotocol/subscriptionId": id});
+                vec![
+                    json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                        "params": {"notifications": message["params"]["notifications"], "_meta": meta}}),
+                    json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                        "params": {"_meta": meta}}),
+                ]
+            }
+            "notifications/cancelled" => {
+                let _ = cancelled
+                    .send(message["params"]["requestId"].as_i64().unwrap())
+                    .await;
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+        for message in out {
+            if write
+                .write_all(format!("{message}\n").as_bytes())
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_listener_hears_what_it_asked_for_and_dropping_it_cancels_the_subscription() {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (cancelled, mut cancels) = tokio::sync::mpsc::channel(4);
+    tokio::spawn(listening_peer(theirs, cancelled));
+    let (read, write) = tokio::io::split(ours);
+    let mut config = config(Limits::default(), DriverLimits::default());
+    config.config.protocol = ProtocolChoice::Stateless;
+    let (handle, mut events) = mcp_sansio_tokio::connect_stream(read, write, config)
+        .await
+        .unwrap();
+    let listener = handle.listen(Subscription::tools()).await.unwrap();
+    assert_eq!(listener.honoured(), &Subscription::tools());
+    assert_eq!(
+        events.recv().await,
+        Some(Event::Notification(ServerNotification::ListChanged(
+            ListKind::Tools
+        )))
+    );
+    assert_eq!(handle.in_flight(), 1, "the subscription stands");
+    drop(listener);
+    // The listen was the second request, after server/discover.
+    assert_eq!(cancels.recv().await, Some(2));
+    assert_eq!(handle.in_flight(), 0);
+    // Its slot is free again: another subscription stands as the first did.
+    let again = handle.listen(Subscription::tools()).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_millis(50), again.ended()).await;
+    assert!(ended.is_err(), "a subscription nobody ended has not ended");
+    assert_eq!(
+        cancels.recv().await,
+        Some(3),
+        "and the timeout dropped it, which cancels"
+    );
+    handle.close().await.unwrap();
 }
