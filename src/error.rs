@@ -6,6 +6,7 @@ use core::fmt;
 use crate::catalog::ToolRejection;
 use crate::id::RequestId;
 use crate::rpc_error::RpcError;
+use crate::version::ProtocolVersion;
 
 /// Everything that can go wrong, grouped by who is at fault.
 ///
@@ -569,7 +570,7 @@ pub enum Misuse {
     },
     /// The server did not declare the capability the operation needs.
     CapabilityNotOffered {
-        /// The capability: `tools`, `resources` or `prompts`.
+        /// The capability: `tools`, `resources`, `prompts`, or `resources.subscribe`.
         capability: &'static str,
     },
     /// As many requests are in flight as the limit allows.
@@ -592,10 +593,13 @@ pub enum Misuse {
     /// An answer for a server request that does not wait for one: answered already,
     /// withdrawn by the server, or never asked of this client.
     NotAsked,
-    /// A request of 2026-07-28 alone, in a session of an earlier revision.
-    NotStateless {
-        /// The request's method (`subscriptions/listen`).
+    /// A request the revision the session speaks does not have: `subscriptions/listen`
+    /// before 2026-07-28, `resources/subscribe` and `resources/unsubscribe` in it.
+    NotInRevision {
+        /// The request's method.
         method: &'static str,
+        /// The revision the session speaks.
+        version: ProtocolVersion,
     },
 }
 
@@ -633,10 +637,10 @@ impl fmt::Display for Misuse {
                 f.write_str("this client declared no roots, so it cannot change them")
             }
             Misuse::NotAsked => f.write_str("no server request waits for this answer"),
-            Misuse::NotStateless { method } => write!(
+            Misuse::NotInRevision { method, version } => write!(
                 f,
-                "{method} belongs to 2026-07-28, and this session speaks an earlier revision, \
-                 whose servers send their changes unasked"
+                "{method} is not part of {}, the revision this session speaks",
+                version.as_str()
             ),
         }
     }

@@ -145,6 +145,16 @@ awaited! {
     SubscriptionEnded => Listen,
 }
 
+impl sealed::Sealed for () {}
+impl Awaited for () {
+    fn from_output(output: Output) -> Result<Self, Output> {
+        match output {
+            Output::Acknowledged => Ok(()),
+            other => Err(other),
+        }
+    }
+}
+
 /// The end of a subscription that the server chose
 /// ([`Client::listen`](crate::Client::listen)): the result of its `subscriptions/listen`
 /// request, or the server's `notifications/cancelled` for it, as when it shuts down. Nothing
@@ -174,6 +184,9 @@ pub enum Output {
     GetPrompt(GetPromptResult),
     /// [`listen`](crate::Client::listen): the server ended the subscription.
     Listen(SubscriptionEnded),
+    /// [`subscribe_resource`](crate::Client::subscribe_resource) or
+    /// [`unsubscribe_resource`](crate::Client::unsubscribe_resource): the server said yes.
+    Acknowledged,
 }
 
 /// A notification from the server.

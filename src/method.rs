@@ -82,6 +82,8 @@ pub(crate) enum Method {
     Call(CallKind),
     /// `subscriptions/listen` (2026-07-28).
     Listen,
+    /// `resources/subscribe` (`true`) or `resources/unsubscribe` (2025-06-18, 2025-11-25).
+    ResourceUpdates(bool),
 }
 
 impl Method {
@@ -95,6 +97,8 @@ impl Method {
             Method::Call(CallKind::Resource) => "resources/read",
             Method::Call(CallKind::Prompt) => "prompts/get",
             Method::Listen => "subscriptions/listen",
+            Method::ResourceUpdates(true) => "resources/subscribe",
+            Method::ResourceUpdates(false) => "resources/unsubscribe",
         }
     }
 
@@ -137,6 +141,8 @@ mod tests {
             Method::Call(CallKind::Resource),
             Method::Call(CallKind::Prompt),
             Method::Listen,
+            Method::ResourceUpdates(true),
+            Method::ResourceUpdates(false),
         ];
         let uncancellable: alloc::vec::Vec<&str> = all
             .iter()

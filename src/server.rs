@@ -71,6 +71,8 @@ pub struct ServerCapabilities {
     pub prompts: bool,
     /// It may send log messages.
     pub logging: bool,
+    /// It takes `resources/subscribe` (`resources.subscribe: true`; 2025-06-18, 2025-11-25).
+    pub resource_subscriptions: bool,
     /// The whole capabilities object, as sent.
     pub raw: RawObject,
 }
@@ -99,6 +101,12 @@ impl ServerCapabilities {
             resources: declared("resources")?,
             prompts: declared("prompts")?,
             logging: declared("logging")?,
+            resource_subscriptions: object
+                .get("resources")
+                .and_then(JsonRef::as_object)
+                .and_then(|resources| resources.get("subscribe"))
+                .and_then(JsonRef::as_bool)
+                == Some(true),
             raw: RawObject::from_trusted(value.to_raw()),
         })
     }

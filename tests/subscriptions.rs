@@ -15,8 +15,8 @@ mod common;
 
 use common::{text_reply, Pair};
 use mcp_sansio::{
-    Config, Error, Event, Limits, ListKind, Misuse, Op, ProtocolChoice, ProtocolViolation,
-    ServerNotification, Subscription, SubscriptionEnded,
+    Config, Error, Event, Limits, ListKind, Misuse, Op, ProtocolChoice, ProtocolVersion,
+    ProtocolViolation, ServerNotification, Subscription, SubscriptionEnded,
 };
 use serde_json::json;
 
@@ -360,8 +360,9 @@ fn an_earlier_revision_is_refused_before_a_byte_is_sent() {
     let mut pair = Pair::connected_legacy(&["word_count"], r#"{"tools":{"listChanged":true}}"#);
     assert_eq!(
         pair.client.listen(&Subscription::tools(), pair.now),
-        Err(Misuse::NotStateless {
-            method: "subscriptions/listen"
+        Err(Misuse::NotInRevision {
+            method: "subscriptions/listen",
+            version: ProtocolVersion::V2025_06_18,
         })
     );
     pair.drain();
@@ -430,4 +431,87 @@ proptest::proptest! {
         proptest::prop_assert!(pair.client.is_pending(op));
         proptest::prop_assert!(!pair.client.is_failed());
     }
+}
+
+#[test]
+fn in_the_handshake_revisions_a_resource_s_updates_are_asked_for_and_stopped_by_request() {
+    let mut pair = Pair::connected_legacy(
+        &["word_count"],
+        r#"{"tools":{},"resources":{"subscribe":true,"listChanged":true}}"#,
+    );
+    let op = pair
+        .client
+        .subscribe_resource("file:///notes.txt", pair.now)
+        .unwrap();
+    pair.drain();
+    let sent = pair.last_sent();
+    assert_eq!(sent["method"], "resources/subscribe");
+    assert_eq!(sent["params"], json!({"uri": "file:///notes.txt"}));
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#,
+        pair.last_id()
+    ));
+    assert_eq!(pair.finished(op), Ok(()));
+    pair.reply(r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///notes.txt"}}"#);
+    assert_eq!(
+        notifications(&mut pair),
+        [ServerNotification::ResourceUpdated {
+            uri: "file:///notes.txt".into()
+        }]
+    );
+
+    let op = pair
+        .client
+        .unsubscribe_resource("file:///notes.txt", pair.now)
+        .unwrap();
+    pair.drain();
+    assert_eq!(pair.last_sent()["method"], "resources/unsubscribe");
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-32602,"message":"Not subscribed"}}}}"#,
+        pair.last_id()
+    ));
+    assert!(matches!(pair.finished(op), Err(Error::Rpc(e)) if e.message == "Not subscribed"));
+    // An update without its URI is kept whole, not read as one.
+    pair.reply(r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{}}"#);
+    assert!(matches!(
+        notifications(&mut pair).as_slice(),
+        [ServerNotification::Other(_)]
+    ));
+}
+
+#[test]
+fn a_resource_subscription_is_refused_before_a_byte_where_it_cannot_be_asked() {
+    let refusal = |capabilities: &str| {
+        let mut pair = Pair::connected_legacy(&[], capabilities);
+        let refused = pair.client.subscribe_resource("file:///a", pair.now);
+        pair.drain();
+        assert!(pair.sent.is_empty());
+        refused.unwrap_err()
+    };
+    assert_eq!(
+        refusal(r#"{"resources":{"listChanged":true}}"#),
+        Misuse::CapabilityNotOffered {
+            capability: "resources.subscribe"
+        }
+    );
+    assert_eq!(
+        refusal(r#"{"resources":{"subscribe":"yes"}}"#),
+        Misuse::CapabilityNotOffered {
+            capability: "resources.subscribe"
+        }
+    );
+    assert_eq!(
+        refusal(r#"{"tools":{}}"#),
+        Misuse::CapabilityNotOffered {
+            capability: "resources"
+        }
+    );
+    let mut pair = stateless();
+    assert_eq!(
+        pair.client.unsubscribe_resource("file:///a", pair.now),
+        Err(Misuse::NotInRevision {
+            method: "resources/unsubscribe",
+            version: ProtocolVersion::V2026_07_28,
+        })
+    );
 }

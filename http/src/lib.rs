@@ -434,7 +434,7 @@ impl HttpClient {
     /// [`client`](Self::client): its stream is dropped.
     ///
     /// # Errors
-    /// The client's refusal ([`Misuse::NotStateless`] in an earlier revision), or whatever
+    /// The client's refusal ([`Misuse::NotInRevision`] in an earlier revision), or whatever
     /// ended the subscription before its acknowledgement (a refusal, the deadline).
     pub fn listen(&mut self, subscription: &Subscription) -> Result<Listening, HttpClientError> {
         let now = self.now();

@@ -1,6 +1,8 @@
-//! Subscriptions (2026-07-28): what the server sends on a `subscriptions/listen` request is
-//! bound to it by its `_meta` subscription id, and only what the server acknowledged, of what
-//! the application asked, reaches the application.
+//! Subscriptions. In 2026-07-28, what the server sends on a `subscriptions/listen` request
+//! is bound to it by its `_meta` subscription id, and only what the server acknowledged, of
+//! what the application asked, reaches the application. In the handshake revisions,
+//! `resources/subscribe` and `resources/unsubscribe` ask for a resource's updates, which
+//! then come unasked.
 
 use super::{Client, Session, State};
 use crate::error::{Misuse, ProtocolViolation};
@@ -9,8 +11,8 @@ use crate::json::view::Object;
 use crate::json::write::ObjectWriter;
 use crate::json::RawObject;
 use crate::message::Notification;
-use crate::method::Method;
-use crate::ops::listen::Listen;
+use crate::method::{ListKind, Method};
+use crate::ops::listen::{Listen, ResourceUpdates};
 use crate::ops::Operation;
 use crate::subscription::{integer_id, subscription_of, Subscription};
 use crate::time::Instant;
@@ -54,22 +56,22 @@ impl Client {
     /// While it stands it holds one of [`Limits::requests_in_flight`](crate::Limits).
     ///
     /// # Errors
-    /// [`Misuse::NotStateless`] in a session of an earlier revision, whose servers send
-    /// their changes unasked (and [`resources/subscribe`] is not sent by this client);
+    /// [`Misuse::NotInRevision`] in a session of an earlier revision, whose servers send
+    /// their list changes unasked (there, [`subscribe_resource`](Self::subscribe_resource)
+    /// asks for a resource's updates);
     /// [`Misuse::NotConnected`], [`Misuse::ConnectionFailed`],
     /// [`Misuse::TooManyInFlight`], or [`Misuse::FrameTooLong`] for URIs that do not fit in
     /// one frame.
-    ///
-    /// [`resources/subscribe`]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
     pub fn listen(
         &mut self,
         subscription: &Subscription,
         now: Instant,
     ) -> Result<Op<SubscriptionEnded>, Misuse> {
-        let session: &Session = self.ready()?;
-        if session.connected.version.era() != Era::Stateless {
-            return Err(Misuse::NotStateless {
+        let version = self.ready()?.connected.version;
+        if version.era() != Era::Stateless {
+            return Err(Misuse::NotInRevision {
                 method: Method::Listen.as_str(),
+                version,
             });
         }
         let listen = Listen::new(subscription.clone());
@@ -83,6 +85,58 @@ impl Client {
                 subscription.write(&mut filter);
                 filter.close();
             },
+        )
+    }
+
+    /// Asks the server for `notifications/resources/updated` whenever the resource at `uri`
+    /// changes (`resources/subscribe`, 2025-06-18 and 2025-11-25); the operation ends when
+    /// the server says yes. Updates then arrive unasked, as
+    /// [`ServerNotification::ResourceUpdated`], for `uri` or, as servers may send, a
+    /// resource under it. In 2026-07-28, [`listen`](Self::listen) with
+    /// [`Subscription::resources`] asks for the same.
+    ///
+    /// # Errors
+    /// [`Misuse::NotInRevision`] in a 2026-07-28 session;
+    /// [`Misuse::CapabilityNotOffered`] unless the server declared `resources.subscribe`;
+    /// the refusals of [`list_resources`](Self::list_resources).
+    pub fn subscribe_resource(&mut self, uri: &str, now: Instant) -> Result<Op<()>, Misuse> {
+        self.resource_updates(true, uri, now)
+    }
+
+    /// Asks the server to stop sending updates of the resource at `uri`
+    /// (`resources/unsubscribe`); the operation ends when the server says yes.
+    ///
+    /// # Errors
+    /// As [`subscribe_resource`](Self::subscribe_resource).
+    pub fn unsubscribe_resource(&mut self, uri: &str, now: Instant) -> Result<Op<()>, Misuse> {
+        self.resource_updates(false, uri, now)
+    }
+
+    fn resource_updates(
+        &mut self,
+        subscribe: bool,
+        uri: &str,
+        now: Instant,
+    ) -> Result<Op<()>, Misuse> {
+        let method = Method::ResourceUpdates(subscribe);
+        let version = self.ready()?.connected.version;
+        if version.era() != Era::Stateful {
+            return Err(Misuse::NotInRevision {
+                method: method.as_str(),
+                version,
+            });
+        }
+        let connected = &self.ready_for(ListKind::Resources)?.connected;
+        if !connected.capabilities.resource_subscriptions {
+            return Err(Misuse::CapabilityNotOffered {
+                capability: "resources.subscribe",
+            });
+        }
+        self.start(
+            Operation::ResourceUpdates(ResourceUpdates),
+            method,
+            now,
+            |params| params.string("uri", uri),
         )
     }
 

@@ -1,5 +1,7 @@
-//! A `subscriptions/listen` request (2026-07-28): acknowledged first, then standing, with no
-//! deadline, until the server ends it or the application cancels it.
+//! Subscriptions: a `subscriptions/listen` request (2026-07-28), acknowledged first, then
+//! standing with no deadline until the server ends it or the application cancels it; and
+//! `resources/subscribe` and `resources/unsubscribe` (the handshake revisions), each answered
+//! at once with an empty result.
 
 use crate::event::{Output, SubscriptionEnded};
 use crate::json::view::Object;
@@ -29,5 +31,15 @@ impl Machine for Listen {
     /// The result ends the subscription on purpose (the server closing it, as at shutdown).
     fn on_result(&mut self, _result: &Object<'_>, _ctx: &Context<'_>) -> Step {
         Step::Done(Output::Listen(SubscriptionEnded))
+    }
+}
+
+/// `resources/subscribe` or `resources/unsubscribe`: any result is the server's yes.
+#[derive(Debug)]
+pub(crate) struct ResourceUpdates;
+
+impl Machine for ResourceUpdates {
+    fn on_result(&mut self, _result: &Object<'_>, _ctx: &Context<'_>) -> Step {
+        Step::Done(Output::Acknowledged)
     }
 }

@@ -136,6 +136,7 @@ pub(crate) enum Operation {
     Listing(Box<listing::Listing>),
     Call(call::Call),
     Listen(Box<listen::Listen>),
+    ResourceUpdates(listen::ResourceUpdates),
 }
 
 impl Operation {
@@ -145,6 +146,7 @@ impl Operation {
             Operation::Listing(machine) => &mut **machine,
             Operation::Call(machine) => machine,
             Operation::Listen(machine) => &mut **machine,
+            Operation::ResourceUpdates(machine) => machine,
         }
     }
 
@@ -159,7 +161,10 @@ impl Operation {
     pub(crate) fn timer(&self) -> Option<Instant> {
         match self {
             Operation::Handshake(machine) => machine.probe_until(),
-            Operation::Listing(_) | Operation::Call(_) | Operation::Listen(_) => None,
+            Operation::Listing(_)
+            | Operation::Call(_)
+            | Operation::Listen(_)
+            | Operation::ResourceUpdates(_) => None,
         }
     }
 
@@ -168,7 +173,10 @@ impl Operation {
     pub(crate) fn on_timer(&mut self, now: Instant, ctx: &Context<'_>) -> Option<Step> {
         match self {
             Operation::Handshake(machine) => machine.probe_expired(now, ctx),
-            Operation::Listing(_) | Operation::Call(_) | Operation::Listen(_) => None,
+            Operation::Listing(_)
+            | Operation::Call(_)
+            | Operation::Listen(_)
+            | Operation::ResourceUpdates(_) => None,
         }
     }
 }

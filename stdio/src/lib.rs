@@ -277,7 +277,7 @@ impl StdioClient {
     /// [`client`](Self::client).
     ///
     /// # Errors
-    /// The client's refusal ([`Misuse::NotStateless`] in an earlier revision), or whatever
+    /// The client's refusal ([`Misuse::NotInRevision`] in an earlier revision), or whatever
     /// ended the subscription before its acknowledgement (a refusal, the deadline).
     pub fn listen(&mut self, subscription: &Subscription) -> Result<Listening, StdioError> {
         let op = self.client.listen(subscription, self.now())?;

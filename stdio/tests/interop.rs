@@ -2166,7 +2166,7 @@ fn the_python_sdk_s_changes_reach_a_subscription_over_stdio_and_http() {
     server.connect().unwrap();
     assert!(matches!(
         server.listen(&Subscription::tools()),
-        Err(StdioError::Mcp(Error::Misuse(Misuse::NotStateless { .. })))
+        Err(StdioError::Mcp(Error::Misuse(Misuse::NotInRevision { .. })))
     ));
     server.close(Duration::from_secs(2)).unwrap();
 }
@@ -2217,4 +2217,38 @@ async fn async_changes_are_heard(
     );
     assert_eq!(server.in_flight(), 0);
     server.close().await.unwrap();
+}
+
+#[test]
+#[ignore = "needs the real peers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn server_everything_sends_the_updates_of_a_resource_subscribed_to_in_2025() {
+    let toggle = "toggle-subscriber-updates";
+    let mut config = config(Peer::Everything, ProtocolChoice::Auto);
+    config.allowlist = [toggle].into_iter().collect();
+    let mut server = StdioClient::spawn(&Peer::Everything.command(), config).unwrap();
+    let connected = server.connect().unwrap();
+    assert_eq!(connected.version, ProtocolVersion::V2025_11_25);
+    assert!(connected.capabilities.resource_subscriptions);
+    server.list_tools().unwrap();
+    let uri = "demo://resource/dynamic/text/1";
+    let now = server.now();
+    let op = server.client().subscribe_resource(uri, now).unwrap();
+    server.run(op).unwrap();
+    // The tool starts the server's updates, one at once and one every five seconds.
+    server.call_tool(toggle, &RawObject::empty()).unwrap();
+    let mut seen = Vec::new();
+    wait_for(
+        &mut server,
+        &mut seen,
+        |e| matches!(e, Event::Notification(ServerNotification::ResourceUpdated { uri: u }) if u == uri),
+    );
+    let now = server.now();
+    let op = server.client().unsubscribe_resource(uri, now).unwrap();
+    server.run(op).unwrap();
+    // And a 2025 server's lists change unasked: listen is not for this revision.
+    assert!(matches!(
+        server.listen(&Subscription::tools()),
+        Err(StdioError::Mcp(Error::Misuse(Misuse::NotInRevision { .. })))
+    ));
+    server.close(Duration::from_secs(2)).unwrap();
 }

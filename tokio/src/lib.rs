@@ -354,7 +354,7 @@ impl Handle {
     /// ends. Dropping the future before then cancels it.
     ///
     /// # Errors
-    /// The client's refusal ([`Misuse::NotStateless`] in an earlier revision), whatever
+    /// The client's refusal ([`Misuse::NotInRevision`] in an earlier revision), whatever
     /// ended the subscription before its acknowledgement, or [`AsyncError::Ended`].
     pub async fn listen(&self, subscription: Subscription) -> Result<Listener, AsyncError> {
         let (acknowledged, acknowledgement) = oneshot::channel();
