@@ -71,6 +71,10 @@ pub struct ServerCapabilities {
     pub prompts: bool,
     /// It may send log messages.
     pub logging: bool,
+    /// It says when its tool list changes (`tools.listChanged: true`): unasked in 2025-06-18
+    /// and 2025-11-25, on a subscription in 2026-07-28
+    /// ([`Client::listen`](crate::Client::listen)).
+    pub tools_list_changed: bool,
     /// It takes `resources/subscribe` (`resources.subscribe: true`; 2025-06-18, 2025-11-25).
     pub resource_subscriptions: bool,
     /// The whole capabilities object, as sent.
@@ -96,17 +100,22 @@ impl ServerCapabilities {
                 Some(_) => Err("a capability is not an object"),
             }
         };
+        // `true` exactly, under an object: anything else declares nothing.
+        let flag = |capability: &str, member: &str| {
+            object
+                .get(capability)
+                .and_then(JsonRef::as_object)
+                .and_then(|declared| declared.get(member))
+                .and_then(JsonRef::as_bool)
+                == Some(true)
+        };
         Ok(ServerCapabilities {
             tools: declared("tools")?,
             resources: declared("resources")?,
             prompts: declared("prompts")?,
             logging: declared("logging")?,
-            resource_subscriptions: object
-                .get("resources")
-                .and_then(JsonRef::as_object)
-                .and_then(|resources| resources.get("subscribe"))
-                .and_then(JsonRef::as_bool)
-                == Some(true),
+            tools_list_changed: flag("tools", "listChanged"),
+            resource_subscriptions: flag("resources", "subscribe"),
             raw: RawObject::from_trusted(value.to_raw()),
         })
     }

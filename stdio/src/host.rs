@@ -6,8 +6,8 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, Config, Event, ListKind, RawObject, Responder, Root,
-    ServerNotification,
+    Allowlist, CallToolResult, Catalog, Config, Connected, Era, Event, ListKind, RawObject,
+    Responder, Root, ServerNotification, Subscription,
 };
 use mcp_sansio_host::{
     Observation, Palette, PaletteConfig, PaletteError, Provider, ToolIndex, SEARCH_TOOL,
@@ -465,16 +465,30 @@ impl Link {
         }
     }
 
+    /// Connects and lists the tools; a 2026-07-28 server that says its tool list changes is
+    /// asked to say so (a subscription), since it says nothing unasked, as earlier
+    /// revisions' servers do. A server that refuses the subscription is joined all the same:
+    /// its list is then listed again only when a call of the host's finds it changed.
     fn connect_and_list(&mut self) -> Result<Catalog, HostError> {
+        let listen = |connected: &Connected| {
+            connected.version.era() == Era::Stateless && connected.capabilities.tools_list_changed
+        };
         match self {
-            Link::Process(client) => client
-                .connect()
-                .and_then(|_| client.list_tools())
-                .map_err(HostError::Stdio),
-            Link::Http(client) => client
-                .connect()
-                .and_then(|_| client.list_tools())
-                .map_err(HostError::Http),
+            Link::Process(client) => {
+                let connected = client.connect().map_err(HostError::Stdio)?;
+                if listen(&connected) {
+                    // Refused or not, the client fails only with its connection.
+                    let _ = client.listen(&Subscription::tools());
+                }
+                client.list_tools().map_err(HostError::Stdio)
+            }
+            Link::Http(client) => {
+                let connected = client.connect().map_err(HostError::Http)?;
+                if listen(&connected) {
+                    let _ = client.listen(&Subscription::tools());
+                }
+                client.list_tools().map_err(HostError::Http)
+            }
         }
     }
 

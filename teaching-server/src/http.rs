@@ -12,10 +12,7 @@ use serde_json::{json, Value};
 
 use crate::modes::Mode;
 use crate::wire::{Method, Request, Response, Server};
-use crate::{Out, Serve};
-
-/// The revision whose requests are served without a session.
-const STATELESS: &str = "2026-07-28";
+use crate::{Out, Serve, STATELESS};
 
 /// What the server shares between the threads that answer.
 struct Shared {

@@ -49,6 +49,9 @@ struct Serve {
     /// The ids (as JSON text) of the calls the client cancelled, for the `parallel` mode's
     /// answering threads.
     cancelled: Arc<Mutex<HashSet<String>>>,
+    /// The `subscriptions/listen` request that stands, if one does (over stdio, in
+    /// 2026-07-28), and whether it asked for the tool list's changes.
+    listening: Option<(Value, bool)>,
 }
 
 /// How many bytes of answers the stdio loop holds at most before it writes them, even with
@@ -65,7 +68,20 @@ enum Out {
     Reply(Vec<u8>),
 }
 
+/// The revision whose requests carry their own `_meta`, served without a session.
+const STATELESS: &str = "2026-07-28";
+
+/// The `_meta` that ties a notification to subscription `id`.
+fn subscription(id: &Value) -> Value {
+    json!({"io.modelcontextprotocol/subscriptionId": id})
+}
+
 impl Out {
+    /// Whether messages go to stdout, where a subscription can stand.
+    fn is_stdout(&self) -> bool {
+        matches!(self, Out::Stdout(_))
+    }
+
     /// Writes `bytes` (held until [`flush`](Self::flush), on stdout).
     fn write(&mut self, bytes: &[u8]) {
         match self {
@@ -152,6 +168,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         calls: 0,
         listed: 0,
         cancelled: Arc::default(),
+        listening: None,
     };
     if let Some(addr) = option(args, "--http") {
         server.out = Out::Reply(Vec::new());
@@ -264,7 +281,15 @@ impl Serve {
             return;
         };
         let Some(id) = message.get("id") else {
-            // Notifications need no answer; the parallel mode witnesses cancellations.
+            // Notifications need no answer; a cancelled subscription ends, and the log says
+            // so; the parallel mode witnesses cancellations.
+            let request = &message["params"]["requestId"];
+            if method == "notifications/cancelled"
+                && self.listening.as_ref().is_some_and(|(id, _)| id == request)
+            {
+                self.listening = None;
+                self.log_entry(&json!({"unsubscribed": request}));
+            }
             if self.mode == Mode::Parallel && method == "notifications/cancelled" {
                 let request = message["params"]["requestId"].clone();
                 self.log_entry(&json!({"cancelled": request}));
@@ -292,7 +317,86 @@ impl Serve {
             "ping" => self.answer(id, json!({})),
             "tools/list" => self.list(id, params),
             "tools/call" => self.call(id, params),
+            "subscriptions/listen" if requested == Some(STATELESS) && self.out.is_stdout() => {
+                self.listen(id, params);
+            }
             _ => self.error(id, -32601, "Method not found", None),
+        }
+    }
+
+    /// A subscription (2026-07-28, over stdio): the tool list's changes are all this server
+    /// has to tell, so that is all it honours (and, in `stray-changes`, the prompts'
+    /// too, which it never sends anyway, as a careless server acknowledges what it has
+    /// not). It stands, unanswered, until cancelled.
+    fn listen(&mut self, id: &Value, params: &Value) {
+        let asked = &params["notifications"];
+        self.log_entry(&json!({"listen": id, "notifications": asked}));
+        let tools = asked["toolsListChanged"] == json!(true);
+        let mut honoured = json!({});
+        if tools {
+            honoured["toolsListChanged"] = json!(true);
+        }
+        if self.mode == Mode::StrayChanges {
+            honoured["promptsListChanged"] = json!(true);
+        }
+        self.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+            "params": {"notifications": honoured, "_meta": subscription(id)}}),
+        );
+        self.listening = Some((id.clone(), tools));
+    }
+
+    /// In 2026-07-28, what a subscription hears of this call: the tool list's change, in
+    /// `list-changed`, on a subscription that asked for it; in `stray-changes`, what it
+    /// did not ask for, or on a subscription it does not hold.
+    fn tell_subscribers(&mut self) {
+        let Some((id, tools)) = self.listening.clone() else {
+            return;
+        };
+        let change = |method: &str, meta: Value, params: Value| {
+            let mut params = params;
+            params["_meta"] = meta;
+            json!({"jsonrpc": "2.0", "method": method, "params": params})
+        };
+        match self.mode {
+            Mode::ListChanged if tools && self.calls == 1 => self.send(&change(
+                "notifications/tools/list_changed",
+                subscription(&id),
+                json!({}),
+            )),
+            Mode::StrayChanges => {
+                let stray = json!(id.as_i64().unwrap_or(0) + 1000);
+                for message in [
+                    change(
+                        "notifications/tools/list_changed",
+                        subscription(&stray),
+                        json!({}),
+                    ),
+                    change(
+                        "notifications/tools/list_changed",
+                        subscription(&json!(id.to_string())),
+                        json!({}),
+                    ),
+                    change(
+                        "notifications/prompts/list_changed",
+                        subscription(&id),
+                        json!({}),
+                    ),
+                    change(
+                        "notifications/resources/updated",
+                        subscription(&id),
+                        json!({"uri": "file:///stray"}),
+                    ),
+                    change(
+                        "notifications/subscriptions/acknowledged",
+                        subscription(&id),
+                        json!({"notifications": {"resourcesListChanged": true}}),
+                    ),
+                ] {
+                    self.send(&message);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -310,7 +414,8 @@ impl Serve {
             json!({
                 "resultType": "complete",
                 "supportedVersions": supported,
-                "capabilities": {"tools": {}},
+                // Over stdio it has subscriptions (`subscriptions/listen`); over HTTP, none.
+                "capabilities": {"tools": {"listChanged": self.out.is_stdout()}},
                 "ttlMs": 60000,
                 "cacheScope": "public",
                 "_meta": {"io.modelcontextprotocol/serverInfo": {"name": self.mode.server_name(), "version": "1"}}
@@ -414,7 +519,10 @@ impl Serve {
             }
             _ => return self.error(id, -32602, "Unknown tool", None),
         };
-        if self.mode == Mode::ListChanged && self.calls == 1 {
+        let stateless = params["_meta"]["io.modelcontextprotocol/protocolVersion"] == STATELESS;
+        if stateless {
+            self.tell_subscribers();
+        } else if self.mode == Mode::ListChanged && self.calls == 1 {
             self.send(&json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}));
         }
         let progress = |n: usize| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken": id, "progress": n}});

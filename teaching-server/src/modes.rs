@@ -65,8 +65,15 @@ pub(crate) enum Mode {
     /// deep value takes a validator twice as long per level.
     CostlySchema,
     /// After the first call, adds `letter_count` to its tools and says so with
-    /// `notifications/tools/list_changed` before answering.
+    /// `notifications/tools/list_changed` before answering: unasked in 2025-06-18 and
+    /// 2025-11-25, on a subscription that asked for it in 2026-07-28 (over stdio).
     ListChanged,
+    /// Over stdio in 2026-07-28: acknowledges a subscription to the tool list's changes as
+    /// one to the prompts' too, and at every call sends what the subscription must not
+    /// hear: the tool list's change tagged with a subscription it does not hold (and with
+    /// its id as a string), the prompts' change, a resource's update, and a second
+    /// acknowledgement.
+    StrayChanges,
     /// A second server for a host: the seeds' support desk, with `search_policy` and
     /// `process_refund` in place of the stock tools.
     Support,
@@ -109,7 +116,7 @@ pub(crate) enum Mode {
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 40] = [
+    pub(crate) const ALL: [(&'static str, Mode); 41] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -138,6 +145,7 @@ impl Mode {
         ("nulls", Mode::Nulls),
         ("costly-schema", Mode::CostlySchema),
         ("list-changed", Mode::ListChanged),
+        ("stray-changes", Mode::StrayChanges),
         ("support", Mode::Support),
         ("unauthorized", Mode::Unauthorized),
         ("redirect", Mode::Redirect),

@@ -15,8 +15,11 @@ mod common;
 use std::time::Duration;
 
 use common::{args, config, process_exists, words, Server, DEADLINE, SLACK};
-use mcp_sansio::{Error, Event, ListKind, Misuse, ServerNotification};
+use mcp_sansio::{
+    Error, Event, ListKind, Misuse, ProtocolVersion, ServerNotification, Subscription,
+};
 use mcp_sansio_tokio::{AsyncError, Handle};
+use serde_json::json;
 
 /// Waits (bounded) until `done` holds; the server and the driver are other processes and
 /// tasks, so what they did is seen a moment later.
@@ -284,9 +287,13 @@ async fn closing_ends_the_whole_group_grandchild_included() {
 }
 
 #[tokio::test]
-async fn a_list_change_reaches_the_events() {
+async fn a_list_change_reaches_the_events_of_a_2026_client_that_listens() {
     let server = Server::new("async-list-changed");
     let (handle, mut events) = connect(&server, "list-changed").await;
+    assert_eq!(handle.server().version, ProtocolVersion::V2026_07_28);
+    assert!(handle.server().capabilities.tools_list_changed);
+    let listener = handle.listen(Subscription::tools()).await.unwrap();
+    assert_eq!(listener.honoured(), &Subscription::tools());
     handle.call_tool("word_count", &words()).await.unwrap();
     let event = tokio::time::timeout(SLACK, events.recv())
         .await
@@ -299,6 +306,15 @@ async fn a_list_change_reaches_the_events() {
         ),
         "{event:?}"
     );
+    // Dropped, the listener's subscription is cancelled with the server, which says so.
+    drop(listener);
+    eventually("the server hears the cancel", || {
+        server.subscriptions().len() == 2
+    })
+    .await;
+    let seen = server.subscriptions();
+    assert_eq!(seen[0]["notifications"], json!({"toolsListChanged": true}));
+    assert_eq!(seen[1]["unsubscribed"], seen[0]["listen"]);
 }
 
 #[tokio::test]

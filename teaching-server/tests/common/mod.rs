@@ -55,6 +55,20 @@ impl Server {
     pub fn calls(&self) -> Vec<serde_json::Value> {
         logged_calls(&self.log)
     }
+
+    /// The subscriptions the server saw opened and cancelled, in order.
+    pub fn subscriptions(&self) -> Vec<serde_json::Value> {
+        logged(&self.log)
+            .into_iter()
+            .filter(is_subscription)
+            .collect()
+    }
+}
+
+/// Whether a log entry is a subscription's (`{"listen": ID, ...}`, `{"unsubscribed": ID}`),
+/// not a call's.
+fn is_subscription(entry: &serde_json::Value) -> bool {
+    entry.get("listen").is_some() || entry.get("unsubscribed").is_some()
 }
 
 impl Drop for Server {
@@ -63,8 +77,17 @@ impl Drop for Server {
     }
 }
 
-/// The calls a teaching server logged at `log`, one JSON object each; none if it logged none.
+/// The calls a teaching server logged at `log` (and what it logged of them: cancels,
+/// answers), one JSON object each, without its subscriptions; none if it logged none.
 pub fn logged_calls(log: &Path) -> Vec<serde_json::Value> {
+    logged(log)
+        .into_iter()
+        .filter(|entry| !is_subscription(entry))
+        .collect()
+}
+
+/// Everything a teaching server logged at `log`, one JSON object each.
+fn logged(log: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(log)
         .unwrap_or_default()
         .lines()
