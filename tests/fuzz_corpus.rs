@@ -53,3 +53,8 @@ fn http_session_corpus_replays() {
 fn auth_corpus_replays() {
     replay("auth", mcp_sansio::fuzzing::auth);
 }
+
+#[test]
+fn subscription_corpus_replays() {
+    replay("subscription", mcp_sansio::fuzzing::subscription);
+}

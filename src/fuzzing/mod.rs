@@ -275,8 +275,10 @@ mod auth;
 mod http;
 mod session;
 mod sse;
+mod subscription;
 
 pub use auth::auth;
 pub use http::http_session;
 pub use session::{client_session, connected_client, run_session, Scenario, Step, MAX_STEPS};
 pub use sse::{expected_events, read_events_in_pieces, sse, SseItem};
+pub use subscription::subscription;
