@@ -659,6 +659,14 @@ fn sending_again_is_bounded_and_keeps_the_operations_deadline() {
     assert!(matches!(h.outcome(list), Err(Error::Timeout { .. })));
 }
 
+/// The head of a reply that is an event stream, its events to come.
+const EVENT_STREAM: ReplyHead<'static> = ReplyHead {
+    status: 200,
+    content_type: Some("text/event-stream"),
+    session_id: None,
+    www_authenticate: None,
+};
+
 /// Listens for tool changes; the stream opens and brings the acknowledgement. Returns the
 /// op, the exchange and the subscription's id.
 fn subscribed(h: &mut Harness) -> (Op<SubscriptionEnded>, ExchangeId, i64) {
@@ -676,13 +684,7 @@ fn subscribed(h: &mut Harness) -> (Op<SubscriptionEnded>, ExchangeId, i64) {
     );
     assert_eq!(request.header("Mcp-Method"), Some("subscriptions/listen"));
     let id = body(&request)["id"].as_i64().unwrap();
-    let head = ReplyHead {
-        status: 200,
-        content_type: Some("text/event-stream"),
-        session_id: None,
-        www_authenticate: None,
-    };
-    h.http.handle_head(request.exchange, head, h.now);
+    h.http.handle_head(request.exchange, EVENT_STREAM, h.now);
     let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
         "params": {"notifications": {"toolsListChanged": true},
                    "_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
@@ -1148,15 +1150,7 @@ fn run_old(h: &mut Harness, server: &mut OldServer) {
             h.log.push(request.clone());
             match server.take(&request) {
                 Some(reply) => h.feed(request.exchange, &reply),
-                None => {
-                    let head = ReplyHead {
-                        status: 200,
-                        content_type: Some("text/event-stream"),
-                        session_id: None,
-                        www_authenticate: None,
-                    };
-                    h.http.handle_head(request.exchange, head, h.now);
-                }
+                None => h.http.handle_head(request.exchange, EVENT_STREAM, h.now),
             }
             continue;
         }

@@ -186,6 +186,9 @@ pub struct Handle {
     over_http: bool,
 }
 
+/// Where an operation's outcome goes: to the future waiting for it.
+type Outcome<R> = oneshot::Sender<Result<R, AsyncError>>;
+
 /// The way to the driver.
 #[derive(Clone, Debug)]
 struct Link {
@@ -366,23 +369,18 @@ impl Handle {
             shared: Arc::clone(&self.link.shared),
         };
         self.link
-            .start(move |slot| {
-                Box::new(move |client, now| match client.listen(&subscription, now) {
-                    Ok(op) => {
-                        let waiting = ListenWaiting {
-                            op,
-                            acknowledged: Some(acknowledged),
-                            end,
-                            _slot: slot,
-                        };
-                        Some((op.id(), Box::new(waiting) as Box<dyn Waiter>))
-                    }
-                    Err(misuse) => {
-                        driver::refused(end, misuse);
-                        None
-                    }
-                })
-            })
+            .start(
+                move |client, now| client.listen(&subscription, now),
+                end,
+                |op, end, slot| {
+                    Box::new(ListenWaiting {
+                        op,
+                        acknowledged: Some(acknowledged),
+                        end,
+                        _slot: slot,
+                    })
+                },
+            )
             .await?;
         if let Ok(honoured) = acknowledgement.await {
             listener.honoured = honoured;
@@ -496,20 +494,11 @@ impl Link {
             outcome,
             abandoned: &self.shared.abandoned,
         };
-        self.start(move |slot| {
-            Box::new(move |client, now| match start(client, now) {
-                Ok(op) => {
-                    let waiting = Waiting {
-                        op,
-                        reply,
-                        _slot: slot,
-                    };
-                    Some((op.id(), Box::new(waiting) as Box<dyn Waiter>))
-                }
-                Err(misuse) => {
-                    driver::refused(reply, misuse);
-                    None
-                }
+        self.start(start, reply, |op, reply, slot| {
+            Box::new(Waiting {
+                op,
+                reply,
+                _slot: slot,
             })
         })
         .await?;
@@ -518,19 +507,36 @@ impl Link {
             .unwrap_or(Err(AsyncError::Ended))
     }
 
-    /// Waits for a slot, then has the driver run the start `make` builds around it.
-    async fn start(
+    /// Waits for a slot, then has the driver run `start` on its client: the operation it
+    /// starts is waited for by the [`Waiter`] `waiter` makes of it, `reply` and the slot; a
+    /// refusal goes to `reply`.
+    async fn start<T, R, F, M>(
         &self,
-        make: impl FnOnce(OwnedSemaphorePermit) -> Start,
-    ) -> Result<(), AsyncError> {
+        start: F,
+        reply: Outcome<R>,
+        waiter: M,
+    ) -> Result<(), AsyncError>
+    where
+        T: Awaited + Send + 'static,
+        R: Send + 'static,
+        F: FnOnce(&mut Client, Instant) -> Result<Op<T>, Misuse> + Send + 'static,
+        M: FnOnce(Op<T>, Outcome<R>, OwnedSemaphorePermit) -> Box<dyn Waiter> + Send + 'static,
+    {
         // The slot goes with the operation, not with the future: the driver frees it when
         // the operation ends, so a future that is kept but no longer polled cannot hold it.
         let slot = Arc::clone(&self.shared.slots)
             .acquire_owned()
             .await
             .map_err(|_| AsyncError::Ended)?;
+        let start: Start = Box::new(move |client, now| match start(client, now) {
+            Ok(op) => Some((op.id(), waiter(op, reply, slot))),
+            Err(misuse) => {
+                driver::refused(reply, misuse);
+                None
+            }
+        });
         self.commands
-            .send(Command::Start(make(slot)))
+            .send(Command::Start(start))
             .await
             .map_err(|_| AsyncError::Ended)
     }
