@@ -6,8 +6,8 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, Config, Connected, Era, Event, ListKind, RawObject,
-    Responder, Root, ServerNotification, Subscription,
+    Allowlist, CallToolResult, Catalog, Config, Era, Event, ListKind, OpId, RawObject, Responder,
+    Root, ServerNotification, Subscription,
 };
 use mcp_sansio_host::{
     Observation, Palette, PaletteConfig, PaletteError, Provider, ToolIndex, SEARCH_TOOL,
@@ -181,6 +181,8 @@ struct Joined {
     allowlist: Allowlist,
     /// The deadline each of its calls is sent under.
     timeout: Duration,
+    /// Its subscription to its tool list's changes (2026-07-28), while one stands.
+    listening: Option<OpId>,
 }
 
 impl Host {
@@ -209,6 +211,7 @@ impl Host {
                         link,
                         allowlist,
                         timeout,
+                        listening: None,
                     },
                 )),
                 Err(error) => failures.push(ServerFailure {
@@ -218,7 +221,9 @@ impl Host {
             }
         }
         for (id, mut server) in started {
-            let joined = server.link.connect_and_list().and_then(|catalog| {
+            let listed = server.link.connect_and_list();
+            server.listening = listed.as_ref().ok().and_then(|(_, listening)| *listening);
+            let joined = listed.and_then(|(catalog, _)| {
                 host.palette
                     .set_server(&id, &server.allowlist, &catalog)
                     .map_err(HostError::Palette)
@@ -379,14 +384,21 @@ impl Host {
         };
         let relisted = server.link.take_relisted();
         let mut changed = false;
+        let mut lost = false;
         for event in server.link.take_events() {
             match event {
                 Event::Notification(ServerNotification::ListChanged(ListKind::Tools)) => {
                     changed = true;
                 }
                 Event::Failed(error) => gone = Some(server.link.failed(error)),
+                // Its subscription ended: changes may have gone unheard since.
+                Event::Finished { op, .. } if Some(op) == server.listening => lost = true,
                 _ => {}
             }
+        }
+        if lost && gone.is_none() {
+            server.listening = server.link.listen_for_changes();
+            changed = true;
         }
         // A list change is listed again; a call refused for a moved header was sent again
         // after a listing of its own, which the palette takes as it is.
@@ -465,31 +477,38 @@ impl Link {
         }
     }
 
-    /// Connects and lists the tools; a 2026-07-28 server that says its tool list changes is
-    /// asked to say so (a subscription), since it says nothing unasked, as earlier
-    /// revisions' servers do. A server that refuses the subscription is joined all the same:
-    /// its list is then listed again only when a call of the host's finds it changed.
-    fn connect_and_list(&mut self) -> Result<Catalog, HostError> {
-        let listen = |connected: &Connected| {
-            connected.version.era() == Era::Stateless && connected.capabilities.tools_list_changed
-        };
+    /// Connects, subscribes to the tool list's changes where that is how the server tells
+    /// them ([`listen_for_changes`](Self::listen_for_changes)), and lists the tools.
+    fn connect_and_list(&mut self) -> Result<(Catalog, Option<OpId>), HostError> {
         match self {
-            Link::Process(client) => {
-                let connected = client.connect().map_err(HostError::Stdio)?;
-                if listen(&connected) {
-                    // Refused or not, the client fails only with its connection.
-                    let _ = client.listen(&Subscription::tools());
-                }
-                client.list_tools().map_err(HostError::Stdio)
-            }
-            Link::Http(client) => {
-                let connected = client.connect().map_err(HostError::Http)?;
-                if listen(&connected) {
-                    let _ = client.listen(&Subscription::tools());
-                }
-                client.list_tools().map_err(HostError::Http)
-            }
+            Link::Process(client) => client.connect().map(drop).map_err(HostError::Stdio)?,
+            Link::Http(client) => client.connect().map(drop).map_err(HostError::Http)?,
         }
+        let listening = self.listen_for_changes();
+        Ok((self.list_tools()?, listening))
+    }
+
+    /// A 2026-07-28 server that says its tool list changes says so only when asked: a
+    /// subscription, whose operation this gives. A server of an earlier revision says so
+    /// unasked, and one that refuses the subscription is kept all the same, its list then
+    /// listed again only when a call of the host's finds it changed (or the connection
+    /// fails, which the next request reports).
+    fn listen_for_changes(&mut self) -> Option<OpId> {
+        let connected = match self {
+            Link::Process(client) => client.client().connection(),
+            Link::Http(client) => client.client().connection(),
+        };
+        let listens = connected.is_some_and(|c| {
+            c.version.era() == Era::Stateless && c.capabilities.tools_list_changed
+        });
+        if !listens {
+            return None;
+        }
+        let listening = match self {
+            Link::Process(client) => client.listen(&Subscription::tools()).ok(),
+            Link::Http(client) => client.listen(&Subscription::tools()).ok(),
+        };
+        listening.map(|l| l.op.id())
     }
 
     fn list_tools(&mut self) -> Result<Catalog, HostError> {

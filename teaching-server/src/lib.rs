@@ -347,8 +347,8 @@ impl Serve {
     }
 
     /// In 2026-07-28, what a subscription hears of this call: the tool list's change, in
-    /// `list-changed`, on a subscription that asked for it; in `stray-changes`, what it
-    /// did not ask for, or on a subscription it does not hold.
+    /// `list-changed`, on a subscription that asked for it; its end, in `end-subscriptions`;
+    /// in `stray-changes`, what it did not ask for, or on a subscription it does not hold.
     fn tell_subscribers(&mut self) {
         let Some((id, tools)) = self.listening.clone() else {
             return;
@@ -364,6 +364,14 @@ impl Serve {
                 subscription(&id),
                 json!({}),
             )),
+            Mode::EndSubscriptions if self.calls == 1 => {
+                self.listening = None;
+                self.log_entry(&json!({"ended": id}));
+                self.answer(
+                    &id,
+                    json!({"resultType": "complete", "_meta": subscription(&id)}),
+                );
+            }
             Mode::StrayChanges => {
                 let stray = json!(id.as_i64().unwrap_or(0) + 1000);
                 for message in [
@@ -445,7 +453,7 @@ impl Serve {
 
     fn list(&mut self, id: &Value, params: &Value) {
         let mut tools = modes::tools(self.mode);
-        if self.mode == Mode::ListChanged && self.calls > 0 {
+        if matches!(self.mode, Mode::ListChanged | Mode::EndSubscriptions) && self.calls > 0 {
             tools.push(modes::letter_count());
         }
         let page: usize = params["cursor"]

@@ -74,6 +74,10 @@ pub(crate) enum Mode {
     /// its id as a string), the prompts' change, a resource's update, and a second
     /// acknowledgement.
     StrayChanges,
+    /// Over stdio in 2026-07-28: after the first call, adds `letter_count` to its tools as
+    /// `list-changed` does, but tells no one; it ends the subscription that stands instead
+    /// (its result), as a server going away for a moment would.
+    EndSubscriptions,
     /// A second server for a host: the seeds' support desk, with `search_policy` and
     /// `process_refund` in place of the stock tools.
     Support,
@@ -116,7 +120,7 @@ pub(crate) enum Mode {
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 41] = [
+    pub(crate) const ALL: [(&'static str, Mode); 42] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -146,6 +150,7 @@ impl Mode {
         ("costly-schema", Mode::CostlySchema),
         ("list-changed", Mode::ListChanged),
         ("stray-changes", Mode::StrayChanges),
+        ("end-subscriptions", Mode::EndSubscriptions),
         ("support", Mode::Support),
         ("unauthorized", Mode::Unauthorized),
         ("redirect", Mode::Redirect),

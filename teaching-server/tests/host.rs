@@ -426,3 +426,37 @@ fn a_call_refused_for_a_moved_header_is_answered_and_the_palette_takes_the_new_l
     assert!(host.take_failures().is_empty());
     host.close(DEFAULT_GRACE);
 }
+
+#[test]
+fn a_subscription_the_server_ends_is_made_again_and_the_tools_listed_again() {
+    let server = Server::new("host-end-subscriptions");
+    let allow = ["word_count", "letter_count"];
+    let stock = HostServer::new(
+        "stock",
+        server.command("end-subscriptions"),
+        Config::new(allow.into_iter().collect::<Allowlist>()),
+    );
+    let (mut host, failures) = Host::start([stock], PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let offered = |host: &Host| -> Vec<String> {
+        host.palette().tools().map(|t| t.name.to_owned()).collect()
+    };
+    assert_eq!(offered(&host), ["word_count"]);
+    // The server adds a tool and, telling no one, ends the subscription: changes may have
+    // gone unheard, so the host subscribes again and lists again before the call returns.
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    assert_eq!(offered(&host), ["letter_count", "word_count"]);
+    let seen = server.subscriptions();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(
+        seen[0]["notifications"],
+        serde_json::json!({"toolsListChanged": true})
+    );
+    assert_eq!(seen[1]["ended"], seen[0]["listen"]);
+    assert!(
+        seen[2]["listen"].as_i64() > seen[0]["listen"].as_i64(),
+        "{seen:?}"
+    );
+    assert!(host.take_failures().is_empty());
+    host.close(DEFAULT_GRACE);
+}

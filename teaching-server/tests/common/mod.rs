@@ -65,10 +65,12 @@ impl Server {
     }
 }
 
-/// Whether a log entry is a subscription's (`{"listen": ID, ...}`, `{"unsubscribed": ID}`),
-/// not a call's.
+/// Whether a log entry is a subscription's (`{"listen": ID, ...}`, `{"unsubscribed": ID}`,
+/// `{"ended": ID}`), not a call's.
 fn is_subscription(entry: &serde_json::Value) -> bool {
-    entry.get("listen").is_some() || entry.get("unsubscribed").is_some()
+    ["listen", "unsubscribed", "ended"]
+        .iter()
+        .any(|key| entry.get(key).is_some())
 }
 
 impl Drop for Server {
