@@ -544,7 +544,7 @@ impl Link {
 
 /// A subscription the driver holds ([`Handle::listen`]): what the server honours, and its
 /// end. The changes it honours arrive among the [`Events`], as
-/// [`Event::Notification`](mcp_sansio::Event::Notification)s. Dropping it cancels the
+/// [`Event::Notification`]s. Dropping it cancels the
 /// subscription (over stdio `notifications/cancelled` goes to the server; over HTTP its
 /// stream is dropped).
 #[derive(Debug)]
