@@ -82,8 +82,10 @@ pub(crate) enum Method {
     Call(CallKind),
     /// `subscriptions/listen` (2026-07-28).
     Listen,
-    /// `resources/subscribe` (`true`) or `resources/unsubscribe` (2025-06-18, 2025-11-25).
-    ResourceUpdates(bool),
+    /// `resources/subscribe` (2025-06-18, 2025-11-25).
+    Subscribe,
+    /// `resources/unsubscribe` (2025-06-18, 2025-11-25).
+    Unsubscribe,
 }
 
 impl Method {
@@ -97,8 +99,8 @@ impl Method {
             Method::Call(CallKind::Resource) => "resources/read",
             Method::Call(CallKind::Prompt) => "prompts/get",
             Method::Listen => "subscriptions/listen",
-            Method::ResourceUpdates(true) => "resources/subscribe",
-            Method::ResourceUpdates(false) => "resources/unsubscribe",
+            Method::Subscribe => "resources/subscribe",
+            Method::Unsubscribe => "resources/unsubscribe",
         }
     }
 
@@ -141,8 +143,8 @@ mod tests {
             Method::Call(CallKind::Resource),
             Method::Call(CallKind::Prompt),
             Method::Listen,
-            Method::ResourceUpdates(true),
-            Method::ResourceUpdates(false),
+            Method::Subscribe,
+            Method::Unsubscribe,
         ];
         let uncancellable: alloc::vec::Vec<&str> = all
             .iter()

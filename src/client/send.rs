@@ -19,6 +19,21 @@ use crate::time::Instant;
 use crate::version::Era;
 
 impl Client {
+    /// The session, if commands may start: connected, not failed, with room in the table.
+    pub(super) fn ready(&self) -> Result<&Session, Misuse> {
+        let session = match &self.state {
+            State::Ready(session) => session,
+            State::Failed => return Err(Misuse::ConnectionFailed),
+            State::Idle | State::Connecting => return Err(Misuse::NotConnected),
+        };
+        let limit = self.config.limits.requests_in_flight;
+        if self.requests.len() >= limit {
+            return Err(Misuse::TooManyInFlight { limit });
+        }
+        Ok(session)
+    }
+
+    /// The session, if commands that need `kind`'s capability may start.
     pub(super) fn ready_for(&self, kind: ListKind) -> Result<&Session, Misuse> {
         let session = self.ready()?;
         if !kind.offered(&session.connected.capabilities) {

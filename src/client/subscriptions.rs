@@ -4,7 +4,7 @@
 //! `resources/subscribe` and `resources/unsubscribe` ask for a resource's updates, which
 //! then come unasked.
 
-use super::{Client, Session, State};
+use super::Client;
 use crate::error::{Misuse, ProtocolViolation};
 use crate::event::{Event, Op, Output, ServerNotification, SubscriptionEnded};
 use crate::json::view::Object;
@@ -100,7 +100,7 @@ impl Client {
     /// [`Misuse::CapabilityNotOffered`] unless the server declared `resources.subscribe`;
     /// the refusals of [`list_resources`](Self::list_resources).
     pub fn subscribe_resource(&mut self, uri: &str, now: Instant) -> Result<Op<()>, Misuse> {
-        self.resource_updates(true, uri, now)
+        self.resource_updates(Method::Subscribe, uri, now)
     }
 
     /// Asks the server to stop sending updates of the resource at `uri`
@@ -109,16 +109,16 @@ impl Client {
     /// # Errors
     /// As [`subscribe_resource`](Self::subscribe_resource).
     pub fn unsubscribe_resource(&mut self, uri: &str, now: Instant) -> Result<Op<()>, Misuse> {
-        self.resource_updates(false, uri, now)
+        self.resource_updates(Method::Unsubscribe, uri, now)
     }
 
+    /// `method` (`resources/subscribe` or `resources/unsubscribe`) for `uri`.
     fn resource_updates(
         &mut self,
-        subscribe: bool,
+        method: Method,
         uri: &str,
         now: Instant,
     ) -> Result<Op<()>, Misuse> {
-        let method = Method::ResourceUpdates(subscribe);
         let version = self.ready()?.connected.version;
         if version.era() != Era::Stateful {
             return Err(Misuse::NotInRevision {
@@ -202,19 +202,5 @@ impl Client {
             self.requests.remember(id, false);
             self.finish(request.op, Ok(Output::Listen(SubscriptionEnded)));
         }
-    }
-
-    /// The session, if commands may start: connected, not failed, with room in the table.
-    pub(super) fn ready(&self) -> Result<&Session, Misuse> {
-        let session = match &self.state {
-            State::Ready(session) => session,
-            State::Failed => return Err(Misuse::ConnectionFailed),
-            State::Idle | State::Connecting => return Err(Misuse::NotConnected),
-        };
-        let limit = self.config.limits.requests_in_flight;
-        if self.requests.len() >= limit {
-            return Err(Misuse::TooManyInFlight { limit });
-        }
-        Ok(session)
     }
 }
