@@ -50,6 +50,10 @@ pub use process::{ServerCommand, ServerProcess, StderrMode, DEFAULT_GRACE};
 /// goes unnoticed.
 const STOP_CHECK_MS: u64 = 50;
 
+/// How long one wait lasts at most when nothing awaited has a deadline (the end of a
+/// standing subscription): the driver then waits for the server in slices, never spinning.
+const IDLE_WAIT_MS: u64 = 50;
+
 /// How many bytes one read from the server takes at most.
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -348,17 +352,20 @@ impl StdioClient {
     /// apply the clock.
     ///
     /// Any I/O can end what is awaited (a failed write closes the connection), so the wait
-    /// is decided only after it, from the client's state then; with neither a deadline nor
-    /// `until` this returns at once instead of waiting.
+    /// is decided only after it, from the client's state then. With neither a deadline nor
+    /// `until` (only a standing subscription waits, and `run` awaits its end) one wait
+    /// lasts at most [`IDLE_WAIT_MS`], so the loop around it neither spins nor misses the
+    /// server's input.
     fn exchange(&mut self, until: Option<Instant>) -> Result<(), StdioError> {
         self.send_queued()?;
-        let Some(deadline) = [self.client.poll_timeout(), until]
+        let deadline = [self.client.poll_timeout(), until]
             .into_iter()
             .flatten()
             .min()
-        else {
-            return Ok(());
-        };
+            .unwrap_or_else(|| {
+                self.now()
+                    .saturating_add(Duration::from_millis(IDLE_WAIT_MS))
+            });
         let mut left = deadline.as_millis().saturating_sub(self.now().as_millis());
         if self.stop.is_some() {
             left = left.min(STOP_CHECK_MS);
