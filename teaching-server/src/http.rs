@@ -1,11 +1,11 @@
 //! The teaching server over Streamable HTTP: sessions for 2025-06-18 and 2025-11-25, every
-//! request on its own for 2026-07-28, replies in JSON or (with `--sse`, or when a reply
-//! carries more than its answer) as server-sent events opening with a priming event; and the
-//! HTTP failure modes.
+//! request on its own for 2026-07-28 (a subscription on a stream of its own), replies in
+//! JSON or (with `--sse`, or when a reply carries more than its answer) as server-sent events
+//! opening with a priming event; and the HTTP failure modes.
 
 use std::collections::HashSet;
 use std::io::{self, Read, Write};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -234,6 +234,7 @@ fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
     }
     shared.serve.out = Out::Reply(Vec::new());
     shared.serve.handle(&message);
+    let opened = shared.serve.take_opened();
     let lines = match std::mem::replace(&mut shared.serve.out, Out::Reply(Vec::new())) {
         Out::Reply(lines) => lines,
         Out::Stdout(_) => Vec::new(),
@@ -266,6 +267,7 @@ fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
         headers.push(("Mcp-Session-Id", session.clone()));
     }
     let stream = sse
+        || opened.is_some()
         || loses
         || messages.len() > 1
         || matches!(mode, Mode::EndlessEvent | Mode::EndlessStream);
@@ -282,23 +284,29 @@ fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
             text.push_str(&String::from_utf8_lossy(message));
             text.push_str("\n\n");
         }
-        let body: Box<dyn Read + Send> = match mode {
+        let body: Box<dyn Read + Send> = match (mode, opened) {
+            // A subscription's stream: its acknowledgement, then what it is told, until it
+            // ends.
+            (_, Some(told)) => Box::new(Told {
+                pending: io::Cursor::new(text.into_bytes()),
+                told,
+            }),
             // The priming event, and the stream ends before the answer.
             _ if loses => Box::new(io::Cursor::new(
                 format!("id: e{event_base}-0\ndata:\n\n").into_bytes(),
             )),
             // One event whose data never ends.
-            Mode::EndlessEvent if method == "tools/call" => {
+            (Mode::EndlessEvent, None) if method == "tools/call" => {
                 Box::new(io::Cursor::new(b"data: ".to_vec()).chain(io::repeat(b'x')))
             }
             // Keep-alive comments, forever, and never the answer.
-            Mode::EndlessStream if method == "tools/call" => Box::new(Drip {
+            (Mode::EndlessStream, None) if method == "tools/call" => Box::new(Drip {
                 bytes: b": keep-alive\n\n".to_vec(),
                 at: 0,
                 every: Duration::from_millis(100),
                 repeat: true,
             }),
-            Mode::Trickle if method == "tools/call" => Box::new(Drip {
+            (Mode::Trickle, None) if method == "tools/call" => Box::new(Drip {
                 bytes: text.into_bytes(),
                 at: 0,
                 every: Duration::from_millis(20),
@@ -317,6 +325,28 @@ fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
         |response, (name, value)| response.with_header(name, value),
     );
     let _ = request.respond(response);
+}
+
+/// A subscription's stream: what it was sent as it opened, then each message told on it as
+/// it comes, until the subscription ends (the sending side is dropped).
+struct Told {
+    pending: io::Cursor<Vec<u8>>,
+    told: mpsc::Receiver<Vec<u8>>,
+}
+
+impl Read for Told {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let read = self.pending.read(buf)?;
+            if read > 0 || buf.is_empty() {
+                return Ok(read);
+            }
+            match self.told.recv() {
+                Ok(bytes) => self.pending = io::Cursor::new(bytes),
+                Err(mpsc::RecvError) => return Ok(0),
+            }
+        }
+    }
 }
 
 /// A body that gives one byte at a time, each after a pause; forever if `repeat`.

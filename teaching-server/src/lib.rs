@@ -12,7 +12,7 @@
 
 use std::collections::HashSet;
 use std::io::{self, BufRead, Write};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 
 use std::time::{Duration, Instant};
 
@@ -49,10 +49,25 @@ struct Serve {
     /// The ids (as JSON text) of the calls the client cancelled, for the `parallel` mode's
     /// answering threads.
     cancelled: Arc<Mutex<HashSet<String>>>,
-    /// The `subscriptions/listen` request that stands, if one does (over stdio, in
-    /// 2026-07-28), and whether it asked for the tool list's changes.
-    listening: Option<(Value, bool)>,
+    /// The `subscriptions/listen` request that stands, if one does (2026-07-28).
+    listening: Option<Standing>,
+    /// Over HTTP, the stream the `subscriptions/listen` just handled opened, for its reply
+    /// to carry after the acknowledgement.
+    opened: Option<mpsc::Receiver<Vec<u8>>>,
 }
+
+/// A subscription that stands: its request's id, whether it asked for the tool list's
+/// changes, and, over HTTP, the stream its messages go on (over stdio they go to stdout
+/// with the rest).
+struct Standing {
+    id: Value,
+    tools: bool,
+    stream: Option<mpsc::SyncSender<Vec<u8>>>,
+}
+
+/// How many messages wait for a subscription's HTTP stream at most; past that, a client
+/// that does not read its stream misses them, and no other request waits for it.
+const STREAM_BACKLOG: usize = 64;
 
 /// How many bytes of answers the stdio loop holds at most before it writes them, even with
 /// more requests waiting: the client reads the first answers while later ones are made.
@@ -169,6 +184,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         listed: 0,
         cancelled: Arc::default(),
         listening: None,
+        opened: None,
     };
     if let Some(addr) = option(args, "--http") {
         server.out = Out::Reply(Vec::new());
@@ -285,7 +301,7 @@ impl Serve {
             // so; the parallel mode witnesses cancellations.
             let request = &message["params"]["requestId"];
             if method == "notifications/cancelled"
-                && self.listening.as_ref().is_some_and(|(id, _)| id == request)
+                && self.listening.as_ref().is_some_and(|s| s.id == *request)
             {
                 self.listening = None;
                 self.log_entry(&json!({"unsubscribed": request}));
@@ -317,17 +333,19 @@ impl Serve {
             "ping" => self.answer(id, json!({})),
             "tools/list" => self.list(id, params),
             "tools/call" => self.call(id, params),
-            "subscriptions/listen" if requested == Some(STATELESS) && self.out.is_stdout() => {
+            "subscriptions/listen" if requested == Some(STATELESS) => {
                 self.listen(id, params);
             }
             _ => self.error(id, -32601, "Method not found", None),
         }
     }
 
-    /// A subscription (2026-07-28, over stdio): the tool list's changes are all this server
-    /// has to tell, so that is all it honours (and, in `stray-changes`, the prompts'
-    /// too, which it never sends anyway, as a careless server acknowledges what it has
-    /// not). It stands, unanswered, until cancelled.
+    /// A subscription (2026-07-28): the tool list's changes are all this server has to
+    /// tell, so that is all it honours (and, in `stray-changes`, the prompts' too, which it
+    /// never sends anyway, as a careless server acknowledges what it has not). It stands,
+    /// unanswered, until cancelled; over HTTP on a stream of its own, which its
+    /// acknowledgement opens and its end closes. One stands at a time: a new one ends the
+    /// last one's stream.
     fn listen(&mut self, id: &Value, params: &Value) {
         let asked = &params["notifications"];
         self.log_entry(&json!({"listen": id, "notifications": asked}));
@@ -343,14 +361,39 @@ impl Serve {
             &json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
             "params": {"notifications": honoured, "_meta": subscription(id)}}),
         );
-        self.listening = Some((id.clone(), tools));
+        let stream = (!self.out.is_stdout()).then(|| {
+            let (stream, opened) = mpsc::sync_channel(STREAM_BACKLOG);
+            self.opened = Some(opened);
+            stream
+        });
+        self.listening = Some(Standing {
+            id: id.clone(),
+            tools,
+            stream,
+        });
+    }
+
+    /// Sends `message` on the subscription that stands: on its stream over HTTP, where a
+    /// full or closed stream loses it; with the rest over stdio.
+    fn tell(&mut self, message: &Value) {
+        match self.listening.as_ref().and_then(|s| s.stream.as_ref()) {
+            Some(stream) => {
+                let _ = stream.try_send(format!("data: {message}\n\n").into_bytes());
+            }
+            None => self.send(message),
+        }
+    }
+
+    /// Over HTTP, the stream the `subscriptions/listen` just handled opened, if it did.
+    fn take_opened(&mut self) -> Option<mpsc::Receiver<Vec<u8>>> {
+        self.opened.take()
     }
 
     /// In 2026-07-28, what a subscription hears of this call: the tool list's change, in
     /// `list-changed`, on a subscription that asked for it; its end, in `end-subscriptions`;
     /// in `stray-changes`, what it did not ask for, or on a subscription it does not hold.
     fn tell_subscribers(&mut self) {
-        let Some((id, tools)) = self.listening.clone() else {
+        let Some((id, tools)) = self.listening.as_ref().map(|s| (s.id.clone(), s.tools)) else {
             return;
         };
         let change = |method: &str, meta: Value, params: Value| {
@@ -359,18 +402,17 @@ impl Serve {
             json!({"jsonrpc": "2.0", "method": method, "params": params})
         };
         match self.mode {
-            Mode::ListChanged if tools && self.calls == 1 => self.send(&change(
+            Mode::ListChanged if tools && self.calls == 1 => self.tell(&change(
                 "notifications/tools/list_changed",
                 subscription(&id),
                 json!({}),
             )),
             Mode::EndSubscriptions if self.calls == 1 => {
-                self.listening = None;
                 self.log_entry(&json!({"ended": id}));
-                self.answer(
-                    &id,
-                    json!({"resultType": "complete", "_meta": subscription(&id)}),
-                );
+                self.tell(&json!({"jsonrpc": "2.0", "id": id,
+                    "result": {"resultType": "complete", "_meta": subscription(&id)}}));
+                // Over HTTP, its stream ends with it.
+                self.listening = None;
             }
             Mode::StrayChanges => {
                 let stray = json!(id.as_i64().unwrap_or(0) + 1000);
@@ -401,7 +443,7 @@ impl Serve {
                         json!({"notifications": {"resourcesListChanged": true}}),
                     ),
                 ] {
-                    self.send(&message);
+                    self.tell(&message);
                 }
             }
             _ => {}
@@ -422,8 +464,8 @@ impl Serve {
             json!({
                 "resultType": "complete",
                 "supportedVersions": supported,
-                // Over stdio it has subscriptions (`subscriptions/listen`); over HTTP, none.
-                "capabilities": {"tools": {"listChanged": self.out.is_stdout()}},
+                // Its changes are told on subscriptions (`subscriptions/listen`).
+                "capabilities": {"tools": {"listChanged": true}},
                 "ttlMs": 60000,
                 "cacheScope": "public",
                 "_meta": {"io.modelcontextprotocol/serverInfo": {"name": self.mode.server_name(), "version": "1"}}

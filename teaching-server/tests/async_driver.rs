@@ -14,7 +14,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{args, config, process_exists, words, Server, DEADLINE, SLACK};
+use common::{args, config, process_exists, words, Served, Server, DEADLINE, SLACK};
 use mcp_sansio::{
     Error, Event, ListKind, Misuse, ProtocolVersion, ServerNotification, Subscription,
 };
@@ -286,10 +286,13 @@ async fn closing_ends_the_whole_group_grandchild_included() {
     );
 }
 
-#[tokio::test]
-async fn a_list_change_reaches_the_events_of_a_2026_client_that_listens() {
-    let server = Server::new("async-list-changed");
-    let (handle, mut events) = connect(&server, "list-changed").await;
+/// A 2026-07-28 client of a `list-changed` server, listed, subscribes to the tool list's
+/// changes and calls: the change reaches its events, and the tool added is listed. Gives the
+/// subscription.
+async fn the_change_is_heard(
+    handle: &Handle,
+    events: &mut mcp_sansio_tokio::Events,
+) -> mcp_sansio_tokio::Listener {
     assert_eq!(handle.server().version, ProtocolVersion::V2026_07_28);
     assert!(handle.server().capabilities.tools_list_changed);
     let listener = handle.listen(Subscription::tools()).await.unwrap();
@@ -306,6 +309,15 @@ async fn a_list_change_reaches_the_events_of_a_2026_client_that_listens() {
         ),
         "{event:?}"
     );
+    assert_eq!(handle.list_tools().await.unwrap().tools().len(), 3);
+    listener
+}
+
+#[tokio::test]
+async fn a_list_change_reaches_the_events_of_a_2026_client_that_listens() {
+    let server = Server::new("async-list-changed");
+    let (handle, mut events) = connect(&server, "list-changed").await;
+    let listener = the_change_is_heard(&handle, &mut events).await;
     // Dropped, the listener's subscription is cancelled with the server, which says so.
     drop(listener);
     eventually("the server hears the cancel", || {
@@ -315,6 +327,35 @@ async fn a_list_change_reaches_the_events_of_a_2026_client_that_listens() {
     let seen = server.subscriptions();
     assert_eq!(seen[0]["notifications"], json!({"toolsListChanged": true}));
     assert_eq!(seen[1]["unsubscribed"], seen[0]["listen"]);
+}
+
+#[tokio::test]
+async fn over_http_a_change_reaches_the_events_and_the_server_s_end_the_listener() {
+    // The change comes on the subscription's own stream, among the events.
+    let served = Served::start("async-http-list-changed", &["--mode", "list-changed"]);
+    let (handle, mut events) =
+        mcp_sansio_tokio::connect_http(&served.url, &[], config(&["word_count"]))
+            .await
+            .unwrap();
+    handle.list_tools().await.unwrap();
+    let listener = the_change_is_heard(&handle, &mut events).await;
+    drop(listener);
+
+    // The server ends a subscription, on its stream: the listener's end is complete.
+    let served = Served::start("async-http-end", &["--mode", "end-subscriptions"]);
+    let (handle, _events) =
+        mcp_sansio_tokio::connect_http(&served.url, &[], config(&["word_count"]))
+            .await
+            .unwrap();
+    handle.list_tools().await.unwrap();
+    let listener = handle.listen(Subscription::tools()).await.unwrap();
+    handle.call_tool("word_count", &words()).await.unwrap();
+    tokio::time::timeout(SLACK, listener.ended())
+        .await
+        .unwrap()
+        .unwrap();
+    let seen = served.subscriptions();
+    assert_eq!(seen[1]["ended"], seen[0]["listen"]);
 }
 
 #[tokio::test]

@@ -427,26 +427,26 @@ fn a_call_refused_for_a_moved_header_is_answered_and_the_palette_takes_the_new_l
     host.close(DEFAULT_GRACE);
 }
 
-#[test]
-fn a_subscription_the_server_ends_is_made_again_and_the_tools_listed_again() {
-    let server = Server::new("host-end-subscriptions");
-    let allow = ["word_count", "letter_count"];
-    let stock = HostServer::new(
-        "stock",
-        server.command("end-subscriptions"),
-        Config::new(allow.into_iter().collect::<Allowlist>()),
-    );
+/// Server `stock` adds a tool at the first call and, telling no one, ends the subscription:
+/// changes may have gone unheard, so the host subscribes again and lists again, by the end
+/// of the `heard_by`th call. `subscriptions` reads what the server logged of them.
+fn an_ended_subscription_is_made_again(
+    stock: HostServer,
+    heard_by: usize,
+    subscriptions: impl Fn() -> Vec<serde_json::Value>,
+) {
     let (mut host, failures) = Host::start([stock], PaletteConfig::default());
     assert!(failures.is_empty(), "{failures:?}");
     let offered = |host: &Host| -> Vec<String> {
         host.palette().tools().map(|t| t.name.to_owned()).collect()
     };
     assert_eq!(offered(&host), ["word_count"]);
-    // The server adds a tool and, telling no one, ends the subscription: changes may have
-    // gone unheard, so the host subscribes again and lists again before the call returns.
-    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    for _ in 0..heard_by {
+        assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    }
     assert_eq!(offered(&host), ["letter_count", "word_count"]);
-    let seen = server.subscriptions();
+    assert_eq!(host.call("letter_count", r#"{"text":"ab c"}"#).text(), "3");
+    let seen = subscriptions();
     assert_eq!(seen.len(), 3, "{seen:?}");
     assert_eq!(
         seen[0]["notifications"],
@@ -457,6 +457,48 @@ fn a_subscription_the_server_ends_is_made_again_and_the_tools_listed_again() {
         seen[2]["listen"].as_i64() > seen[0]["listen"].as_i64(),
         "{seen:?}"
     );
+    assert!(host.take_failures().is_empty());
+    host.close(DEFAULT_GRACE);
+}
+
+#[test]
+fn a_subscription_the_server_ends_is_made_again_and_the_tools_listed_again() {
+    let allow = || {
+        Config::new(
+            ["word_count", "letter_count"]
+                .into_iter()
+                .collect::<Allowlist>(),
+        )
+    };
+    // Over stdio the end comes before the call's answer, on the one pipe: the host has
+    // acted on it when the call returns.
+    let server = Server::new("host-end-subscriptions");
+    let stock = HostServer::new("stock", server.command("end-subscriptions"), allow());
+    an_ended_subscription_is_made_again(stock, 1, || server.subscriptions());
+    // Over HTTP it comes on the subscription's own stream, which may be read after the
+    // call's answer: the host acts on it by the end of the next call to that server.
+    let served = Served::start("host-end-subscriptions", &["--mode", "end-subscriptions"]);
+    let stock = HostServer::http("stock", &served.url, &[], allow());
+    an_ended_subscription_is_made_again(stock, 2, || served.subscriptions());
+}
+
+#[test]
+fn an_http_server_s_list_change_reaches_the_palette_through_a_subscription() {
+    let served = Served::start("host-list-changed", &["--mode", "list-changed"]);
+    let allow = ["word_count", "letter_count"]
+        .into_iter()
+        .collect::<Allowlist>();
+    let stock = HostServer::http("stock", &served.url, &[], Config::new(allow));
+    let (mut host, failures) = Host::start([stock], PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_eq!(host.palette().tools().count(), 1);
+    // The change comes on the subscription's stream, by the end of the next call at most.
+    for _ in 0..2 {
+        assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    }
+    assert_eq!(host.call("letter_count", r#"{"text":"ab c"}"#).text(), "3");
+    let seen = served.subscriptions();
+    assert_eq!(seen.len(), 1, "subscribed once, never ended: {seen:?}");
     assert!(host.take_failures().is_empty());
     host.close(DEFAULT_GRACE);
 }

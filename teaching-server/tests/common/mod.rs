@@ -58,11 +58,14 @@ impl Server {
 
     /// The subscriptions the server saw opened and cancelled, in order.
     pub fn subscriptions(&self) -> Vec<serde_json::Value> {
-        logged(&self.log)
-            .into_iter()
-            .filter(is_subscription)
-            .collect()
+        logged_subscriptions(&self.log)
     }
+}
+
+/// The subscriptions a teaching server logged at `log` as it saw them opened, cancelled and
+/// ended, in order.
+pub fn logged_subscriptions(log: &Path) -> Vec<serde_json::Value> {
+    logged(log).into_iter().filter(is_subscription).collect()
 }
 
 /// Whether a log entry is a subscription's (`{"listen": ID, ...}`, `{"unsubscribed": ID}`,
@@ -150,6 +153,11 @@ impl Served {
     /// The calls this server logged, one JSON object each.
     pub fn calls(&self) -> Vec<serde_json::Value> {
         logged_calls(&self.log)
+    }
+
+    /// The subscriptions this server saw opened, cancelled and ended, in order.
+    pub fn subscriptions(&self) -> Vec<serde_json::Value> {
+        logged_subscriptions(&self.log)
     }
 }
 
