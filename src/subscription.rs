@@ -144,24 +144,21 @@ pub struct Listening {
 }
 
 impl Listening {
-    /// The subscription `op`, acknowledged (`Err(honoured)`, as a driver's loop gives what
-    /// it found before the end) or ended before any acknowledgement (`Ok`): then it honours
-    /// nothing, and its end is put back among `events` for the application to see there.
+    /// The subscription `op`, as a driver found it: acknowledged, honouring `honoured`, or
+    /// ended before any acknowledgement (`None`): then it honours nothing, and its end is put
+    /// back among `events` for the application to see there.
     pub fn new(
         op: Op<SubscriptionEnded>,
-        acknowledged: Result<SubscriptionEnded, Subscription>,
+        honoured: Option<Subscription>,
         events: &mut KeptEvents,
     ) -> Self {
-        let honoured = match acknowledged {
-            Err(honoured) => honoured,
-            Ok(ended) => {
-                events.push(Event::Finished {
-                    op: op.id(),
-                    outcome: Ok(Output::Listen(ended)),
-                });
-                Subscription::default()
-            }
-        };
+        let honoured = honoured.unwrap_or_else(|| {
+            events.push(Event::Finished {
+                op: op.id(),
+                outcome: Ok(Output::Listen(SubscriptionEnded)),
+            });
+            Subscription::default()
+        });
         Listening { op, honoured }
     }
 }

@@ -15,8 +15,8 @@ mod common;
 
 use common::{text_reply, Pair};
 use mcp_sansio::{
-    Config, Error, Event, Limits, ListKind, Misuse, Op, ProtocolChoice, ProtocolVersion,
-    ProtocolViolation, ServerNotification, Subscription, SubscriptionEnded,
+    Config, Error, Event, KeptEvents, Limits, ListKind, Listening, Misuse, Op, ProtocolChoice,
+    ProtocolVersion, ProtocolViolation, ServerNotification, Subscription, SubscriptionEnded,
 };
 use serde_json::json;
 
@@ -323,6 +323,32 @@ fn the_server_ends_it_by_its_result_or_its_cancel_and_the_application_by_cancell
         pair.events.as_slice(),
         [Event::LateResponse { .. }]
     ));
+}
+
+#[test]
+fn a_driver_s_listening_honours_nothing_when_it_ended_before_any_acknowledgement() {
+    let mut pair = stateless();
+    let (op, id) = listen(&mut pair, &asked());
+    // The server ends it at once, acknowledging nothing: a driver waiting for the
+    // acknowledgement finds the end instead.
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"complete"}}}}"#
+    ));
+    assert_eq!(pair.finished(op), Ok(SubscriptionEnded));
+    let mut kept = KeptEvents::new(4);
+    let listening = Listening::new(op, None, &mut kept);
+    assert_eq!(listening.honoured, Subscription::default());
+    // Its end is put back for the application, which sees it among the events.
+    assert!(matches!(
+        kept.take_all().as_slice(),
+        [Event::Finished { op: o, outcome: Ok(_) }] if *o == op.id()
+    ));
+
+    // Acknowledged, it honours what the acknowledgement said, and nothing is put back.
+    let (op, _, honoured) = subscribed(&mut pair, r#"{"toolsListChanged":true}"#);
+    let listening = Listening::new(op, Some(honoured), &mut kept);
+    assert_eq!(listening.honoured, Subscription::tools());
+    assert!(kept.is_empty());
 }
 
 #[test]

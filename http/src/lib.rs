@@ -439,8 +439,11 @@ impl HttpClient {
     pub fn listen(&mut self, subscription: &Subscription) -> Result<Listening, HttpClientError> {
         let now = self.now();
         let op = self.session.client_mut().listen(subscription, now)?;
-        let acknowledged = self.drive(op, |events| events.take_subscribed(op.id()))?;
-        Ok(Listening::new(op, acknowledged, &mut self.events))
+        // Found early: the acknowledgement; or the subscription's end, before any.
+        let honoured = self
+            .drive(op, |events| events.take_subscribed(op.id()))?
+            .err();
+        Ok(Listening::new(op, honoured, &mut self.events))
     }
 
     /// Moves the exchanges until an event is kept or `timeout` has passed, and takes every

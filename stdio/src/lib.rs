@@ -285,8 +285,11 @@ impl StdioClient {
     /// ended the subscription before its acknowledgement (a refusal, the deadline).
     pub fn listen(&mut self, subscription: &Subscription) -> Result<Listening, StdioError> {
         let op = self.client.listen(subscription, self.now())?;
-        let acknowledged = self.drive(op, |events| events.take_subscribed(op.id()))?;
-        Ok(Listening::new(op, acknowledged, &mut self.events))
+        // Found early: the acknowledgement; or the subscription's end, before any.
+        let honoured = self
+            .drive(op, |events| events.take_subscribed(op.id()))?
+            .err();
+        Ok(Listening::new(op, honoured, &mut self.events))
     }
 
     /// Drives the pipes until an event is kept or `timeout` has passed, and takes every
