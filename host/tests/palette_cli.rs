@@ -478,6 +478,31 @@ fn catalogs_and_labels_written_in_other_shapes_measure_the_same() {
         assert_eq!((code, err.as_str()), (Some(0), ""), "{shape}");
         assert_eq!(out, want, "{shape}");
     }
+    // One server's entry alone, as `mcp-call --list --json` prints it, is a catalog of that
+    // server: it ranks as the same server in a "servers" array does.
+    assert_eq!(entries[1]["server"], "files");
+    let files = serde_json::json!({
+        "serverInfo": {"name": "files", "version": "1"},
+        "tools": entries[1]["tools"]
+    });
+    let alone = write("entry-alone.json", &files.to_string());
+    let within = serde_json::json!({ "servers": [entries[1]] }).to_string();
+    let within = write("entry-within.json", &within);
+    let ranked = |catalog: &Path| {
+        let catalog = catalog.to_str().unwrap();
+        palette(&[
+            "rank",
+            "--catalog",
+            catalog,
+            "--top",
+            "3",
+            "read the README file",
+        ])
+    };
+    let (code, out, err) = ranked(&alone);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert!(out.starts_with("files\tread_file\t"), "{out}");
+    assert_eq!(ranked(&within), (code, out, err));
     // One pair written flat, pairs written as objects, one object alone.
     let labels = QUERIES
         .replace(
@@ -536,10 +561,18 @@ fn catalogs_and_labels_written_in_other_shapes_measure_the_same() {
 #[test]
 fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
     let catalog = write("bad.json", CATALOG);
-    let not_a_catalog = write("notcat.json", r#"{"tools":[]}"#);
+    let not_a_catalog = write("notcat.json", r#"{"server":"a"}"#);
     let (code, _, err) = palette(&["rank", "--catalog", not_a_catalog.to_str().unwrap(), "x"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("has no \"servers\""), "{err}");
+    // One entry alone that names no server: its tools' pairs could not be written.
+    let nameless = write("nameless.json", r#"{"tools":[]}"#);
+    let (code, _, err) = palette(&["rank", "--catalog", nameless.to_str().unwrap(), "x"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("one server's entry that names no server"),
+        "{err}"
+    );
     // One server twice: which listing a tool belongs to would be a guess.
     let twice = write(
         "twice.json",

@@ -12,7 +12,7 @@
 //!
 //! The catalog FILE is `{"servers": [{"server": NAME, "tools": [...]}]}`, each `tools` as the
 //! server listed them: what `mcp-call --list --json` prints is one server's entry as it is,
-//! named by its `serverInfo` unless `"server"` is added. A query file holds one JSON object
+//! named by its `serverInfo` unless `"server"` is added, and a catalog of that server alone. A query file holds one JSON object
 //! per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...], "kind": TEXT}` (`kind`
 //! optional; a hit on any expected tool counts); objects laid out over several lines, or held
 //! in one array, read the same. With `--tools N`, `eval` ranks each
@@ -434,16 +434,28 @@ fn held(path: &str) -> Result<Held, String> {
 /// Each server entry of the catalog `file` read from `path`, as its name and its `tools` as
 /// listed (`null` where the entry has none, which the listing's reader refuses).
 ///
-/// The file is `{"servers": [ENTRY, ...]}`, or the array of entries alone. An entry is named by
-/// its `"server"`, else its `"name"`, else its `serverInfo.name`: what `mcp-call --list --json`
-/// prints (`serverInfo` and `tools`) is an entry as it is. `"servers"` may instead be an object
-/// from each server's name to its entry or to its array of tools.
+/// The file is `{"servers": [ENTRY, ...]}`, or the array of entries alone, or one entry alone
+/// (an object with `"tools"` and no `"servers"`). An entry is named by its `"server"`, else its `"name"`, else its
+/// `serverInfo.name`: what `mcp-call --list --json` prints (`serverInfo` and `tools`) is an
+/// entry as it is. `"servers"` may instead be an object from each server's name to its entry
+/// or to its array of tools.
 fn server_entries(path: &str, file: Value) -> Result<Vec<(String, Value)>, String> {
     let tools_of = |entry: &Value| match entry {
         Value::Array(_) => entry.clone(),
         _ => entry.get("tools").cloned().unwrap_or(Value::Null),
     };
     let servers = match file {
+        // One entry alone, as `mcp-call --list --json` prints it.
+        entry @ Value::Object(_)
+            if entry.get("servers").is_none() && entry.get("tools").is_some() =>
+        {
+            if entry_name(&entry).is_none() {
+                return Err(format!(
+                    "{path} is one server's entry that names no server: give it a \"server\" name"
+                ));
+            }
+            Some(Value::Array(vec![entry]))
+        }
         Value::Object(mut top) => top.remove("servers"),
         entries @ Value::Array(_) => Some(entries),
         _ => None,
@@ -452,11 +464,7 @@ fn server_entries(path: &str, file: Value) -> Result<Vec<(String, Value)>, Strin
         Some(Value::Array(entries)) => entries
             .iter()
             .map(|entry| {
-                let name = ["server", "name"]
-                    .iter()
-                    .find_map(|key| entry.get(key).and_then(Value::as_str))
-                    .or_else(|| entry.get("serverInfo")?.get("name")?.as_str())
-                    .ok_or_else(|| {
+                let name = entry_name(entry).ok_or_else(|| {
                         format!("{path}: a server entry has no \"server\" name (nor \"name\", nor \"serverInfo\" with one)")
                     })?;
                 Ok((name.to_owned(), tools_of(entry)))
@@ -470,6 +478,15 @@ fn server_entries(path: &str, file: Value) -> Result<Vec<(String, Value)>, Strin
             "{path} has no \"servers\": neither an array of server entries nor an object of them by name"
         )),
     }
+}
+
+/// The name a server entry gives itself: its `"server"`, else its `"name"`, else its
+/// `serverInfo.name`.
+fn entry_name(entry: &Value) -> Option<&str> {
+    ["server", "name"]
+        .iter()
+        .find_map(|key| entry.get(key).and_then(Value::as_str))
+        .or_else(|| entry.get("serverInfo")?.get("name")?.as_str())
 }
 
 /// The palette id of each of the servers `written`: its name where that is an id, else the
