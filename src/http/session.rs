@@ -910,13 +910,7 @@ impl HttpSession {
     /// `exchange`'s reply body is complete.
     pub fn handle_end(&mut self, exchange: ExchangeId, now: Instant) {
         self.client.handle_timeout(now);
-        if self.listening_on(exchange) {
-            return self.listen_lost(now);
-        }
-        if self.sse.stream() == Some(exchange) {
-            return self.sse_lost(HttpError::EventStreamEnded.into());
-        }
-        let Some((at, id)) = self.request_or_forget(exchange) else {
+        let Some((at, id)) = self.ended_request(exchange, now) else {
             return;
         };
         let Some(entry) = self.exchanges.get_mut(at) else {
@@ -949,6 +943,21 @@ impl HttpSession {
         }
     }
 
+    /// `exchange` has ended: a lasting one (a subscription's, the event stream) is lost, and
+    /// for any other, the place it stands at and the request it carried, as
+    /// [`request_or_forget`](Self::request_or_forget) gives them.
+    fn ended_request(&mut self, exchange: ExchangeId, now: Instant) -> Option<(usize, i64)> {
+        if self.listening_on(exchange) {
+            self.listen_lost(now);
+            return None;
+        }
+        if self.sse.stream() == Some(exchange) {
+            self.sse_lost(HttpError::EventStreamEnded.into());
+            return None;
+        }
+        self.request_or_forget(exchange)
+    }
+
     /// The exchange at which `exchange` stands and the request it carried; an exchange
     /// that carried no request (a notification, a response, a `DELETE`) is forgotten, as
     /// nothing waits on its reply.
@@ -975,13 +984,7 @@ impl HttpSession {
     pub fn handle_broken(&mut self, exchange: ExchangeId, now: Instant) {
         self.client.handle_timeout(now);
         self.opened(exchange);
-        if self.listening_on(exchange) {
-            return self.listen_lost(now);
-        }
-        if self.sse.stream() == Some(exchange) {
-            return self.sse_lost(HttpError::EventStreamEnded.into());
-        }
-        let Some((at, id)) = self.request_or_forget(exchange) else {
+        let Some((at, id)) = self.ended_request(exchange, now) else {
             return;
         };
         let Some(entry) = self.exchanges.get_mut(at) else {
