@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::modes::Mode;
 use crate::wire::{Method, Request, Response, Server};
-use crate::{Out, Serve, STATELESS};
+use crate::{Opened, Out, Serve, STATELESS};
 
 /// What the server shares between the threads that answer.
 struct Shared {
@@ -101,9 +101,9 @@ fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
+fn answer(request: &mut Request, server: &Mutex<Shared>, options: &Options) {
     let sse = options.sse;
-    let mode = shared
+    let mode = server
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .serve
@@ -127,7 +127,7 @@ fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
         }
         (Method::Delete, _) => {
             if let Some(id) = header(request, "mcp-session-id") {
-                shared
+                server
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .sessions
@@ -167,7 +167,7 @@ fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
     let id = message.get("id").cloned();
     let method = message["method"].as_str().unwrap_or_default().to_owned();
     let stateless = header(request, "mcp-protocol-version").as_deref() == Some(STATELESS);
-    let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut shared = server.lock().unwrap_or_else(PoisonError::into_inner);
     let mut new_session = None;
     if stateless {
         if shared.serve.mode.supported().is_empty() {
@@ -235,6 +235,7 @@ fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
     shared.serve.out = Out::Reply(Vec::new());
     shared.serve.handle(&message);
     let opened = shared.serve.take_opened();
+    let subscription = opened.as_ref().map(|o| o.number);
     let lines = match std::mem::replace(&mut shared.serve.out, Out::Reply(Vec::new())) {
         Out::Reply(lines) => lines,
         Out::Stdout(_) => Vec::new(),
@@ -287,7 +288,7 @@ fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
         let body: Box<dyn Read + Send> = match (mode, opened) {
             // A subscription's stream: its acknowledgement, then what it is told, until it
             // ends.
-            (_, Some(told)) => Box::new(Told {
+            (_, Some(Opened { told, .. })) => Box::new(Told {
                 pending: io::Cursor::new(text.into_bytes()),
                 told,
             }),
@@ -325,14 +326,28 @@ fn answer(request: &mut Request, shared: &Mutex<Shared>, options: &Options) {
         |response, (name, value)| response.with_header(name, value),
     );
     let _ = request.respond(response);
+    // A subscription's stream ends when the server ends the subscription, or when the
+    // client closes it (a write then fails), which is its cancel.
+    if let Some(number) = subscription {
+        server
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .serve
+            .stream_closed(number);
+    }
 }
 
 /// A subscription's stream: what it was sent as it opened, then each message told on it as
-/// it comes, until the subscription ends (the sending side is dropped).
+/// an event as it comes, until the subscription ends (the sending side is dropped). A
+/// keep-alive comment goes after each [`KEEP_ALIVE`] without one, so a client that closed
+/// the stream is noticed within two of them, when a write fails.
 struct Told {
     pending: io::Cursor<Vec<u8>>,
-    told: mpsc::Receiver<Vec<u8>>,
+    told: mpsc::Receiver<Value>,
 }
+
+/// How long a subscription's stream stays silent at most.
+const KEEP_ALIVE: Duration = Duration::from_millis(500);
 
 impl Read for Told {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -341,10 +356,12 @@ impl Read for Told {
             if read > 0 || buf.is_empty() {
                 return Ok(read);
             }
-            match self.told.recv() {
-                Ok(bytes) => self.pending = io::Cursor::new(bytes),
-                Err(mpsc::RecvError) => return Ok(0),
-            }
+            let next = match self.told.recv_timeout(KEEP_ALIVE) {
+                Ok(message) => format!("data: {message}\n\n"),
+                Err(mpsc::RecvTimeoutError::Timeout) => ": keep-alive\n\n".to_owned(),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(0),
+            };
+            self.pending = io::Cursor::new(next.into_bytes());
         }
     }
 }

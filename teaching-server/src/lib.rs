@@ -53,16 +53,26 @@ struct Serve {
     listening: Option<Standing>,
     /// Over HTTP, the stream the `subscriptions/listen` just handled opened, for its reply
     /// to carry after the acknowledgement.
-    opened: Option<mpsc::Receiver<Vec<u8>>>,
+    opened: Option<Opened>,
+    /// How many subscriptions have been made, which numbers each one.
+    subscribed: u64,
 }
 
-/// A subscription that stands: its request's id, whether it asked for the tool list's
-/// changes, and, over HTTP, the stream its messages go on (over stdio they go to stdout
-/// with the rest).
+/// Over HTTP, a subscription's stream as it opens: which subscription it is, and where what
+/// it is told arrives, each message bare (the reply frames them).
+pub(crate) struct Opened {
+    pub(crate) number: u64,
+    pub(crate) told: mpsc::Receiver<Value>,
+}
+
+/// A subscription that stands: its number, its request's id, whether it asked for the tool
+/// list's changes, and, over HTTP, the stream its messages go on (over stdio they go to
+/// stdout with the rest).
 struct Standing {
+    number: u64,
     id: Value,
     tools: bool,
-    stream: Option<mpsc::SyncSender<Vec<u8>>>,
+    stream: Option<mpsc::SyncSender<Value>>,
 }
 
 /// How many messages wait for a subscription's HTTP stream at most; past that, a client
@@ -185,6 +195,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         cancelled: Arc::default(),
         listening: None,
         opened: None,
+        subscribed: 0,
     };
     if let Some(addr) = option(args, "--http") {
         server.out = Out::Reply(Vec::new());
@@ -361,12 +372,15 @@ impl Serve {
             &json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
             "params": {"notifications": honoured, "_meta": subscription(id)}}),
         );
+        self.subscribed += 1;
+        let number = self.subscribed;
         let stream = (!self.out.is_stdout()).then(|| {
-            let (stream, opened) = mpsc::sync_channel(STREAM_BACKLOG);
-            self.opened = Some(opened);
+            let (stream, told) = mpsc::sync_channel(STREAM_BACKLOG);
+            self.opened = Some(Opened { number, told });
             stream
         });
         self.listening = Some(Standing {
+            number,
             id: id.clone(),
             tools,
             stream,
@@ -378,15 +392,25 @@ impl Serve {
     fn tell(&mut self, message: &Value) {
         match self.listening.as_ref().and_then(|s| s.stream.as_ref()) {
             Some(stream) => {
-                let _ = stream.try_send(format!("data: {message}\n\n").into_bytes());
+                let _ = stream.try_send(message.clone());
             }
             None => self.send(message),
         }
     }
 
     /// Over HTTP, the stream the `subscriptions/listen` just handled opened, if it did.
-    fn take_opened(&mut self) -> Option<mpsc::Receiver<Vec<u8>>> {
+    fn take_opened(&mut self) -> Option<Opened> {
         self.opened.take()
+    }
+
+    /// Over HTTP, subscription `number`'s stream has closed. If the subscription still
+    /// stands, the server did not end it: the client closed the stream, which in 2026-07-28
+    /// is its cancel, and the log says so as it does for a cancel over stdio.
+    fn stream_closed(&mut self, number: u64) {
+        let Some(standing) = self.listening.take_if(|s| s.number == number) else {
+            return;
+        };
+        self.log_entry(&json!({"unsubscribed": standing.id}));
     }
 
     /// In 2026-07-28, what a subscription hears of this call: the tool list's change, in

@@ -159,12 +159,16 @@ fn over_http_a_change_comes_on_the_subscription_s_own_stream_until_it_ends() {
         seen.iter().any(|e| matches!(e, Event::Finished { op, outcome: Err(Error::Cancelled) } if *op == listening.op.id())),
         "{seen:?}"
     );
+    // The server notices the closed stream at its next keep-alive, and logs the cancel.
+    common::eventually("the server hears the cancel", || {
+        served.subscriptions().len() == 2
+    });
     let subscriptions = served.subscriptions();
-    assert_eq!(subscriptions.len(), 1, "{subscriptions:?}");
     assert_eq!(
         subscriptions[0]["notifications"],
         json!({"toolsListChanged": true})
     );
+    assert_eq!(subscriptions[1]["unsubscribed"], subscriptions[0]["listen"]);
     assert_eq!(served.calls().len(), 2);
     client.close();
 }

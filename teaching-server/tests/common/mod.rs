@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcp_sansio::{Allowlist, Config, Limits, RawObject};
 use mcp_sansio_stdio::ServerCommand;
@@ -113,6 +113,16 @@ pub fn args(json: &str) -> RawObject {
 
 pub fn words() -> RawObject {
     args(r#"{"text":"vanilla stock needs review"}"#)
+}
+
+/// Waits, at most [`SLACK`], until `done` holds: the server is another process, so what it
+/// did is seen a moment later.
+pub fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < SLACK, "never: {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 pub fn process_exists(pid: u32) -> bool {
