@@ -7,8 +7,8 @@
 //! server and one tool. What the model asks for is text, so [`Palette::dispatch`] checks it
 //! all again: the name, the allowlist, and the arguments against the inputSchema the server
 //! published (JSON Schema 2020-12, or the draft its `$schema` names, compiled when the
-//! catalog arrives, never fetching a remote `$ref`). [`Palette::observe`] turns the answer into what the model reads, and a
-//! failure is never passed off as a result.
+//! catalog arrives, never fetching a remote `$ref`). [`Palette::observe`] turns the answer into
+//! what the model reads, and a failure is never passed off as a result.
 //!
 //! A palette of hundreds of tools need not be offered whole: [`search`] ranks tools for a
 //! request (BM25; with the `embed` feature, sentence embeddings and a hybrid of the two),

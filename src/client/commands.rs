@@ -80,8 +80,9 @@ impl Client {
     }
 
     /// Lists the server's tools, following `nextCursor` across pages within
-    /// [`Limits::pages_per_listing`](crate::Limits::pages_per_listing) and [`Limits::tools_per_catalog`](crate::Limits::tools_per_catalog). The result becomes
-    /// the client's current catalog.
+    /// [`Limits::pages_per_listing`](crate::Limits::pages_per_listing) and
+    /// [`Limits::tools_per_catalog`](crate::Limits::tools_per_catalog). The result becomes the
+    /// client's current catalog.
     ///
     /// # Errors
     /// [`Misuse`] when not connected, when the server lacks the tools capability, or when

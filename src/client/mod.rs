@@ -164,7 +164,8 @@ impl InFlight {
 ///
 /// - **Commands** ([`connect`](Self::connect), [`list_tools`](Self::list_tools),
 ///   [`call_tool`](Self::call_tool), ...) only queue work. Each returns the typed [`Op`](crate::Op)
-///   handle of its operation, or refuses at once with a [`Misuse`](crate::Misuse) and queues nothing.
+///   handle of its operation, or refuses at once with a [`Misuse`](crate::Misuse) and queues
+///   nothing.
 /// - **Input** arrives through [`handle_input`](Self::handle_input) (bytes from the server,
 ///   cut anywhere), [`handle_timeout`](Self::handle_timeout) (the clock reached
 ///   [`poll_timeout`](Self::poll_timeout)) and [`handle_close`](Self::handle_close) (the

@@ -47,11 +47,11 @@ impl Client {
     /// is dropped.
     ///
     /// It ends with its [`Event::Finished`]: `Ok(SubscriptionEnded)` when the server ends it
-    /// (its result, or its `notifications/cancelled`), [`Error::Cancelled`](crate::Error::Cancelled)
-    /// after [`cancel`](Self::cancel) (which tells the server as any cancel does: over
-    /// stdio a `notifications/cancelled`, over Streamable HTTP by dropping the stream), or
-    /// the error that lost it (an HTTP stream that broke, the connection). A lost
-    /// subscription may have missed changes: list again, and listen again.
+    /// (its result, or its `notifications/cancelled`),
+    /// [`Error::Cancelled`](crate::Error::Cancelled) after [`cancel`](Self::cancel) (which tells
+    /// the server as any cancel does: over stdio a `notifications/cancelled`, over Streamable HTTP
+    /// by dropping the stream), or the error that lost it (an HTTP stream that broke, the
+    /// connection). A lost subscription may have missed changes: list again, and listen again.
     ///
     /// While it stands it holds one of [`Limits::requests_in_flight`](crate::Limits).
     ///

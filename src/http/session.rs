@@ -525,10 +525,11 @@ impl HttpSession {
 
     /// Sends `token` as `Authorization: Bearer …` with every request from now on (the spec
     /// asks for it on every request, each of a session included), or nothing with `None`.
-    /// A token renewed mid-session ([`auth::TokenRequest::refresh`](crate::auth::TokenRequest::refresh))
-    /// replaces the old one for every request made after this call; requests already
-    /// given out keep the header they had. A transport sends it instead of an
-    /// `Authorization` header of the application's own, never beside it.
+    /// A token renewed mid-session
+    /// ([`auth::TokenRequest::refresh`](crate::auth::TokenRequest::refresh)) replaces the old one
+    /// for every request made after this call; requests already given out keep the header they had.
+    /// A transport sends it instead of an `Authorization` header of the application's own, never
+    /// beside it.
     pub fn set_authorization(&mut self, token: Option<&Token>) {
         self.authorization = token.map(Token::header_value);
     }

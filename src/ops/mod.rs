@@ -1,8 +1,8 @@
 //! Operations as sub-machines, all with one small interface ([`Machine`]): the answer to
 //! their request goes in (a result, or a JSON-RPC error), and a [`Step`] comes out: send
 //! one more request, done with an output, or failed. The handshake also has a timer of its
-//! own (the probe), which makes a `Step` in the same way. [`Client`](crate::Client) only dispatches between the request table
-//! and these machines; it knows nothing of what any one of them does.
+//! own (the probe), which makes a `Step` in the same way. [`Client`](crate::Client) only dispatches
+//! between the request table and these machines; it knows nothing of what any one of them does.
 
 pub(crate) mod call;
 pub(crate) mod handshake;

@@ -12,10 +12,10 @@
 //!
 //! The catalog FILE is `{"servers": [{"server": NAME, "tools": [...]}]}`, each `tools` as the
 //! server listed them: what `mcp-call --list --json` prints is one server's entry as it is,
-//! named by its `serverInfo` unless `"server"` is added, and a catalog of that server alone. A query file holds one JSON object
-//! per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...], "kind": TEXT}` (`kind`
-//! optional; a hit on any expected tool counts); objects laid out over several lines, or held
-//! in one array, read the same. With `--tools N`, `eval` ranks each
+//! named by its `serverInfo` unless `"server"` is added, and a catalog of that server alone. A
+//! query file holds one JSON object per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...],
+//! "kind": TEXT}` (`kind` optional; a hit on any expected tool counts); objects laid out over
+//! several lines, or held in one array, read the same. With `--tools N`, `eval` ranks each
 //! query among N tools only, its expected ones and others drawn from the catalog, to measure
 //! recall at the size of a palette rather than the file's.
 //!
@@ -349,8 +349,9 @@ impl Held {
 /// for as `null`. The seeds' own offers read a tool with no `inputSchema` at all as taking no
 /// arguments, and so does this, saying so on stderr; a schema that is there and wrong (`null`
 /// included) still leaves its tool out. An optional field written `null` (`title`,
-/// `description`, `outputSchema`, `annotations`) is read as left out. A server's name that is not a palette id (`Google
-/// Maps`) is given one, said on stderr; the other commands print the name as written.
+/// `description`, `outputSchema`, `annotations`) is read as left out. A server's name that is not a
+/// palette id (`Google Maps`) is given one, said on stderr; the other commands print the name as
+/// written.
 fn held(path: &str) -> Result<Held, String> {
     let text = read_text(path)?;
     let file: Value =
@@ -435,10 +436,10 @@ fn held(path: &str) -> Result<Held, String> {
 /// listed (`null` where the entry has none, which the listing's reader refuses).
 ///
 /// The file is `{"servers": [ENTRY, ...]}`, or the array of entries alone, or one entry alone
-/// (an object with `"tools"` and no `"servers"`). An entry is named by its `"server"`, else its `"name"`, else its
-/// `serverInfo.name`: what `mcp-call --list --json` prints (`serverInfo` and `tools`) is an
-/// entry as it is. `"servers"` may instead be an object from each server's name to its entry
-/// or to its array of tools.
+/// (an object with `"tools"` and no `"servers"`). An entry is named by its `"server"`, else its
+/// `"name"`, else its `serverInfo.name`: what `mcp-call --list --json` prints (`serverInfo` and
+/// `tools`) is an entry as it is. `"servers"` may instead be an object from each server's name to
+/// its entry or to its array of tools.
 fn server_entries(path: &str, file: Value) -> Result<Vec<(String, Value)>, String> {
     let tools_of = |entry: &Value| match entry {
         Value::Array(_) => entry.clone(),

@@ -36,8 +36,8 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 ///
 /// A query is read without the frame a request to a tool search puts around it: "find a
 /// tool that can resize images", "is there any tool to …", "tools for: …", "… tool" and
-/// "slack tools to …" are read as the request inside, as a model searching through the palette's search tool
-/// writes them. Read whole, "find" and "tool" match tools that find things or are named
+/// "slack tools to …" are read as the request inside, as a model searching through the palette's
+/// search tool writes them. Read whole, "find" and "tool" match tools that find things or are named
 /// `…_tool` before the one that resizes images. "What tools did the assistant call" asks
 /// about tools, and is read whole. So are the courtesies a person writes: "I need to …",
 /// "I'd like to …", "could you please …", "can you help me …", "… for me, please".
@@ -247,8 +247,9 @@ impl Bm25 {
         hubness
     }
 
-    /// The stems of the query's `words` (lowercased, as [`unstemmed`](super::text::unstemmed) gives them), with
-    /// the stem of the word each misspelt one was meant to be, sorted and without repeats.
+    /// The stems of the query's `words` (lowercased, as [`unstemmed`](super::text::unstemmed) gives
+    /// them), with the stem of the word each misspelt one was meant to be, sorted and without
+    /// repeats.
     fn meant(&self, words: &[String]) -> Vec<String> {
         let held = |stem: &String| {
             self.postings.contains_key(stem)

@@ -1,5 +1,6 @@
 //! The labelled tool-search sets (`tests/data/search/`, `heldout/`, `external/`, `unseen/`,
-//! `fifth/`, `chinese/`, `shop/`) and how a ranker's recall over them is counted, for the tests of every ranker.
+//! `fifth/`, `chinese/`, `shop/`) and how a ranker's recall over them is counted, for the tests of
+//! every ranker.
 
 use mcp_sansio::{Catalog, CatalogPolicy, Limits};
 use mcp_sansio_host::search::{Ranker, ToolText};

@@ -12,10 +12,10 @@
 //! ```
 //!
 //! Exit codes: 0 success; 1 the tool reported an error; 2 usage error; 3 refused by this
-//! application (not allowed, or arguments that break the tool's inputSchema), nothing sent; 4 the server broke the protocol or is incompatible; 5 a
-//! deadline passed; 6 the server answered with a JSON-RPC error; 7 the server could not be
-//! started, or exited or closed its output early (over HTTP: could not be reached). Every non-zero exit prints one line on
-//! stderr.
+//! application (not allowed, or arguments that break the tool's inputSchema), nothing sent; 4 the
+//! server broke the protocol or is incompatible; 5 a deadline passed; 6 the server answered with a
+//! JSON-RPC error; 7 the server could not be started, or exited or closed its output early (over
+//! HTTP: could not be reached). Every non-zero exit prints one line on stderr.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
