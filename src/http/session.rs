@@ -488,13 +488,11 @@ impl HttpSession {
             Reply::Ignored,
         ));
         let mut headers = Vec::new();
-        headers.push((Cow::Borrowed("Mcp-Session-Id"), Cow::Owned(id)));
-        if let Some(version) = self.client.connection().map(|c| c.version) {
-            headers.push((
-                Cow::Borrowed("MCP-Protocol-Version"),
-                Cow::Borrowed(version.as_str()),
-            ));
-        }
+        session_headers(
+            &mut headers,
+            Some(id),
+            self.client.connection().map(|c| c.version),
+        );
         Some(self.authorized(HttpRequest {
             exchange,
             method: HttpMethod::Delete,
@@ -633,18 +631,11 @@ impl HttpSession {
         ));
         let version = self.version_of(sent);
         let stateless = version.is_some_and(|v| v.era() == Era::Stateless);
-        if let Some(version) = version {
-            headers.push((
-                Cow::Borrowed("MCP-Protocol-Version"),
-                Cow::Borrowed(version.as_str()),
-            ));
-        }
-        if stateless {
-            if let Sent::Request { method, .. } = sent {
-                self.routing_headers(method, &body, &mut headers);
-            }
-        } else if let Some(id) = &self.session_id {
-            headers.push((Cow::Borrowed("Mcp-Session-Id"), Cow::Owned(id.clone())));
+        // 2026-07-28 has no sessions; its requests name what they do instead.
+        let session = self.session_id.clone().filter(|_| !stateless);
+        session_headers(&mut headers, session, version);
+        if let (true, Sent::Request { method, .. }) = (stateless, sent) {
+            self.routing_headers(method, &body, &mut headers);
         }
         let keep = match sent {
             Sent::Request { .. } if self.session_id.is_some() && !stateless => Some(body.clone()),
@@ -1035,30 +1026,17 @@ impl HttpSession {
             return;
         }
         let exchange = self.new_exchange();
-        let mut headers: Headers = Vec::with_capacity(4);
-        headers.push((Cow::Borrowed("Accept"), Cow::Borrowed("text/event-stream")));
-        headers.push((Cow::Borrowed("Mcp-Session-Id"), Cow::Owned(session)));
-        if let Some(version) = version {
-            headers.push((
-                Cow::Borrowed("MCP-Protocol-Version"),
-                Cow::Borrowed(version.as_str()),
-            ));
-        }
-        if let Some(id) = self.listen_reader.last_event_id().and_then(header_safe) {
-            headers.push((Cow::Borrowed("Last-Event-ID"), Cow::Owned(id)));
-        }
+        let resume_from = self.listen_reader.last_event_id().and_then(header_safe);
         self.listen = Listen::Active {
             exchange,
             open: false,
         };
-        self.ready.push_back(HttpRequest {
+        self.ready.push_back(stream_request(
             exchange,
-            method: HttpMethod::Get,
-            headers,
-            body: Vec::new(),
-            path: None,
-            lasting: false,
-        });
+            Some(session),
+            version,
+            resume_from,
+        ));
     }
 
     fn listen_head(&mut self, head: ReplyHead<'_>) {
@@ -1150,26 +1128,12 @@ impl HttpSession {
         self.next_exchange += 1;
         let exchange = ExchangeId(self.next_exchange);
         entry.id = exchange;
-        let mut headers: Headers = Vec::with_capacity(4);
-        headers.push((Cow::Borrowed("Accept"), Cow::Borrowed("text/event-stream")));
-        if let Some(session) = &self.session_id {
-            headers.push((Cow::Borrowed("Mcp-Session-Id"), Cow::Owned(session.clone())));
-        }
-        if let Some(version) = self.client.connection().map(|c| c.version) {
-            headers.push((
-                Cow::Borrowed("MCP-Protocol-Version"),
-                Cow::Borrowed(version.as_str()),
-            ));
-        }
-        headers.push((Cow::Borrowed("Last-Event-ID"), Cow::Owned(event_id)));
-        let request = HttpRequest {
+        let request = stream_request(
             exchange,
-            method: HttpMethod::Get,
-            headers,
-            body: Vec::new(),
-            path: None,
-            lasting: false,
-        };
+            self.session_id.clone(),
+            self.client.connection().map(|c| c.version),
+            Some(event_id),
+        );
         self.scheduled.push(Scheduled {
             at: now.saturating_add(core::time::Duration::from_millis(retry)),
             request,
@@ -1444,6 +1408,48 @@ impl Exchange {
             stream: None,
             resumes: 0,
         }
+    }
+}
+
+/// Adds what names a handshake revision's session to `headers`: its id, and the revision
+/// once one is agreed.
+fn session_headers(
+    headers: &mut Headers,
+    session: Option<String>,
+    version: Option<ProtocolVersion>,
+) {
+    if let Some(session) = session {
+        headers.push((Cow::Borrowed("Mcp-Session-Id"), Cow::Owned(session)));
+    }
+    if let Some(version) = version {
+        headers.push((
+            Cow::Borrowed("MCP-Protocol-Version"),
+            Cow::Borrowed(version.as_str()),
+        ));
+    }
+}
+
+/// A `GET` for an event stream of a handshake revision's session (the one it listens on, or
+/// one resumed), from the event after `resume_from` when there is one.
+fn stream_request(
+    exchange: ExchangeId,
+    session: Option<String>,
+    version: Option<ProtocolVersion>,
+    resume_from: Option<String>,
+) -> HttpRequest {
+    let mut headers: Headers = Vec::with_capacity(4);
+    headers.push((Cow::Borrowed("Accept"), Cow::Borrowed("text/event-stream")));
+    session_headers(&mut headers, session, version);
+    if let Some(id) = resume_from {
+        headers.push((Cow::Borrowed("Last-Event-ID"), Cow::Owned(id)));
+    }
+    HttpRequest {
+        exchange,
+        method: HttpMethod::Get,
+        headers,
+        body: Vec::new(),
+        path: None,
+        lasting: false,
     }
 }
 
