@@ -101,129 +101,31 @@ fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
+/// Answers one HTTP request: a refusal, the end of a session, or what the server says to
+/// the message a POST carries.
 fn answer(request: &mut Request, server: &Mutex<Shared>, options: &Options) {
     let sse = options.sse;
-    let mode = server
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .serve
-        .mode;
-    let authorized = options.token.as_ref().is_none_or(|token| {
-        header(request, "authorization").as_deref() == Some(format!("Bearer {token}").as_str())
-    });
-    match (request.method(), mode) {
-        _ if !authorized => {
-            let _ = request.respond(bare(401, "WWW-Authenticate", "Bearer"));
-            return;
-        }
-        (_, Mode::Unauthorized) => {
-            let _ = request.respond(bare(401, "WWW-Authenticate", "Bearer"));
-            return;
-        }
-        (_, Mode::Redirect) => {
-            // Elsewhere: a client that followed would carry its headers to another origin.
-            let _ = request.respond(bare(307, "Location", "http://127.0.0.2:9/mcp"));
-            return;
-        }
-        (Method::Delete, _) => {
-            if let Some(id) = header(request, "mcp-session-id") {
-                server
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .sessions
-                    .remove(&id);
+    let message = match posted(request, server, options) {
+        Ok(message) => message,
+        Err(instead) => {
+            if let Some(response) = instead {
+                let _ = request.respond(response);
             }
-            let _ = request.respond(Response::empty(200));
             return;
         }
-        (Method::Post, _) => {}
-        _ => {
-            let _ = request.respond(bare(405, "Allow", "POST, DELETE"));
-            return;
-        }
-    }
-    let accept = header(request, "accept").unwrap_or_default();
-    if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
-        let _ = request.respond(status(
-            406,
-            &rpc_error(&Value::Null, -32600, "Not Acceptable"),
-        ));
-        return;
-    }
-    if !header(request, "content-type").is_some_and(|t| t.starts_with("application/json")) {
-        let _ = request.respond(status(
-            415,
-            &rpc_error(&Value::Null, -32600, "Unsupported Media Type"),
-        ));
-        return;
-    }
-    let Ok(body) = String::from_utf8(request.body().to_vec()) else {
-        return;
-    };
-    let Ok(message) = serde_json::from_str::<Value>(&body) else {
-        let _ = request.respond(status(400, &rpc_error(&Value::Null, -32700, "Parse error")));
-        return;
     };
     let id = message.get("id").cloned();
     let method = message["method"].as_str().unwrap_or_default().to_owned();
     let stateless = header(request, "mcp-protocol-version").as_deref() == Some(STATELESS);
     let mut shared = server.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut new_session = None;
-    if stateless {
-        if shared.serve.mode.supported().is_empty() {
-            // What a server of the handshake revisions says to a request it cannot place.
+    let new_session = match placed(request, &mut shared, &message, stateless) {
+        Ok(new_session) => new_session,
+        Err(refusal) => {
             drop(shared);
-            let _ = request.respond(status(
-                400,
-                &rpc_error(&Value::Null, -32000, "Bad Request: Server not initialized"),
-            ));
+            let _ = request.respond(refusal);
             return;
         }
-        if header(request, "mcp-method").as_deref() != Some(method.as_str()) {
-            let refusal = rpc_error(
-                id.as_ref().unwrap_or(&Value::Null),
-                -32020,
-                "Mcp-Method does not match the body",
-            );
-            drop(shared);
-            let _ = request.respond(status(400, &refusal));
-            return;
-        }
-    } else if method == "initialize" {
-        shared.next_session += 1;
-        let session = format!("teaching-{}", shared.next_session);
-        shared.sessions.insert(session.clone());
-        new_session = Some(session);
-    } else {
-        let session = header(request, "mcp-session-id");
-        let known = session
-            .as_ref()
-            .is_some_and(|s| shared.sessions.contains(s));
-        let expire =
-            shared.serve.mode == Mode::Expire && method == "tools/call" && !shared.expired_once;
-        if !known || expire {
-            if expire {
-                shared.expired_once = true;
-                if let Some(session) = &session {
-                    shared.sessions.remove(session);
-                }
-            }
-            drop(shared);
-            let code = if session.is_some() { 404 } else { 400 };
-            let _ = request.respond(status(
-                code,
-                &rpc_error(&Value::Null, -32001, "Session not found"),
-            ));
-            return;
-        }
-    }
-    // Checked in every revision, wrongly in a 2025 session, which has no such headers: there
-    // every call with a region is refused, and a client must not list again for it.
-    if let Some(refusal) = moved_header(request, &message, &shared.serve) {
-        drop(shared);
-        let _ = request.respond(status(400, &refusal));
-        return;
-    }
+    };
     if id.is_none() || message.get("method").is_none() {
         // A notification (the parallel mode logs cancellations), or the answer to a
         // request of the server's.
@@ -334,6 +236,123 @@ fn answer(request: &mut Request, server: &Mutex<Shared>, options: &Options) {
             .unwrap_or_else(PoisonError::into_inner)
             .serve
             .stream_closed(number);
+    }
+}
+
+/// The JSON-RPC message a POST carries, once the request has passed what every request
+/// must (its token, its method, `Accept`, `Content-Type`, a body that is JSON); or what the
+/// server answers instead (a refusal, or the end of a session for a DELETE), `None` where it
+/// answers nothing.
+fn posted(
+    request: &Request,
+    server: &Mutex<Shared>,
+    options: &Options,
+) -> Result<Value, Option<Response>> {
+    let mode = server
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .serve
+        .mode;
+    let authorized = options.token.as_ref().is_none_or(|token| {
+        header(request, "authorization").as_deref() == Some(format!("Bearer {token}").as_str())
+    });
+    match (request.method(), mode) {
+        _ if !authorized => return Err(Some(bare(401, "WWW-Authenticate", "Bearer"))),
+        (_, Mode::Unauthorized) => return Err(Some(bare(401, "WWW-Authenticate", "Bearer"))),
+        // Elsewhere: a client that followed would carry its headers to another origin.
+        (_, Mode::Redirect) => return Err(Some(bare(307, "Location", "http://127.0.0.2:9/mcp"))),
+        (Method::Delete, _) => {
+            if let Some(id) = header(request, "mcp-session-id") {
+                server
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .sessions
+                    .remove(&id);
+            }
+            return Err(Some(Response::empty(200)));
+        }
+        (Method::Post, _) => {}
+        _ => return Err(Some(bare(405, "Allow", "POST, DELETE"))),
+    }
+    let accept = header(request, "accept").unwrap_or_default();
+    if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
+        return Err(Some(status(
+            406,
+            &rpc_error(&Value::Null, -32600, "Not Acceptable"),
+        )));
+    }
+    if !header(request, "content-type").is_some_and(|t| t.starts_with("application/json")) {
+        return Err(Some(status(
+            415,
+            &rpc_error(&Value::Null, -32600, "Unsupported Media Type"),
+        )));
+    }
+    let body = String::from_utf8(request.body().to_vec()).map_err(|_| None)?;
+    serde_json::from_str::<Value>(&body)
+        .map_err(|_| Some(status(400, &rpc_error(&Value::Null, -32700, "Parse error"))))
+}
+
+/// Where `message` belongs: in 2026-07-28 on its own, its `Mcp-Method` checked; in a
+/// handshake revision in a session the server knows, or a new one for `initialize` (its id
+/// returned). The refusal otherwise, or when a call's `Mcp-Param-*` header is not what the
+/// server declares (the `moved-header` modes).
+fn placed(
+    request: &Request,
+    shared: &mut Shared,
+    message: &Value,
+    stateless: bool,
+) -> Result<Option<String>, Response> {
+    let method = message["method"].as_str().unwrap_or_default();
+    let mut new_session = None;
+    if stateless {
+        if shared.serve.mode.supported().is_empty() {
+            // What a server of the handshake revisions says to a request it cannot place.
+            return Err(status(
+                400,
+                &rpc_error(&Value::Null, -32000, "Bad Request: Server not initialized"),
+            ));
+        }
+        if header(request, "mcp-method").as_deref() != Some(method) {
+            return Err(status(
+                400,
+                &rpc_error(
+                    message.get("id").unwrap_or(&Value::Null),
+                    -32020,
+                    "Mcp-Method does not match the body",
+                ),
+            ));
+        }
+    } else if method == "initialize" {
+        shared.next_session += 1;
+        let session = format!("teaching-{}", shared.next_session);
+        shared.sessions.insert(session.clone());
+        new_session = Some(session);
+    } else {
+        let session = header(request, "mcp-session-id");
+        let known = session
+            .as_ref()
+            .is_some_and(|s| shared.sessions.contains(s));
+        let expire =
+            shared.serve.mode == Mode::Expire && method == "tools/call" && !shared.expired_once;
+        if !known || expire {
+            if expire {
+                shared.expired_once = true;
+                if let Some(session) = &session {
+                    shared.sessions.remove(session);
+                }
+            }
+            let code = if session.is_some() { 404 } else { 400 };
+            return Err(status(
+                code,
+                &rpc_error(&Value::Null, -32001, "Session not found"),
+            ));
+        }
+    }
+    // Checked in every revision, wrongly in a 2025 session, which has no such headers: there
+    // every call with a region is refused, and a client must not list again for it.
+    match moved_header(request, message, &shared.serve) {
+        Some(refusal) => Err(status(400, &refusal)),
+        None => Ok(new_session),
     }
 }
 
