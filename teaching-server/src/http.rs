@@ -181,42 +181,7 @@ fn answer(request: &mut Request, server: &Mutex<Shared>, options: &Options) {
     let (content_type, (length, body)) = if mode == Mode::WrongContentType {
         ("text/html", whole(b"<html>not MCP</html>".to_vec()))
     } else if stream {
-        let mut text = format!("id: e{event_base}-0\ndata:\n\n");
-        for (n, message) in messages.iter().enumerate() {
-            text.push_str(&format!("id: e{event_base}-{}\ndata: ", n + 1));
-            text.push_str(&String::from_utf8_lossy(message));
-            text.push_str("\n\n");
-        }
-        let body: Box<dyn Read + Send> = match (mode, opened) {
-            // A subscription's stream: its acknowledgement, then what it is told, until it
-            // ends.
-            (_, Some(Opened { told, .. })) => Box::new(Told {
-                pending: io::Cursor::new(text.into_bytes()),
-                told,
-            }),
-            // The priming event, and the stream ends before the answer.
-            _ if loses => Box::new(io::Cursor::new(
-                format!("id: e{event_base}-0\ndata:\n\n").into_bytes(),
-            )),
-            // One event whose data never ends.
-            (Mode::EndlessEvent, None) if method == "tools/call" => {
-                Box::new(io::Cursor::new(b"data: ".to_vec()).chain(io::repeat(b'x')))
-            }
-            // Keep-alive comments, forever, and never the answer.
-            (Mode::EndlessStream, None) if method == "tools/call" => Box::new(Drip {
-                bytes: b": keep-alive\n\n".to_vec(),
-                at: 0,
-                every: Duration::from_millis(100),
-                repeat: true,
-            }),
-            (Mode::Trickle, None) if method == "tools/call" => Box::new(Drip {
-                bytes: text.into_bytes(),
-                at: 0,
-                every: Duration::from_millis(20),
-                repeat: false,
-            }),
-            _ => Box::new(io::Cursor::new(text.into_bytes())),
-        };
+        let body = event_stream(&messages, event_base, mode, &method, opened, loses);
         ("text/event-stream", (None, body))
     } else {
         let one = messages.first().map(|m| m.to_vec()).unwrap_or_default();
@@ -236,6 +201,55 @@ fn answer(request: &mut Request, server: &Mutex<Shared>, options: &Options) {
             .unwrap_or_else(PoisonError::into_inner)
             .serve
             .stream_closed(number);
+    }
+}
+
+/// A reply as server-sent events: a priming event, then `messages`, each with an id of
+/// reply `event_base`; on a subscription's stream, then what it is told; and what the
+/// stream modes do to a `tools/call`'s reply.
+fn event_stream(
+    messages: &[&[u8]],
+    event_base: u64,
+    mode: Mode,
+    method: &str,
+    opened: Option<Opened>,
+    loses: bool,
+) -> Box<dyn Read + Send> {
+    let mut text = format!("id: e{event_base}-0\ndata:\n\n");
+    for (n, message) in messages.iter().enumerate() {
+        text.push_str(&format!("id: e{event_base}-{}\ndata: ", n + 1));
+        text.push_str(&String::from_utf8_lossy(message));
+        text.push_str("\n\n");
+    }
+    match (mode, opened) {
+        // A subscription's stream: its acknowledgement, then what it is told, until it
+        // ends.
+        (_, Some(Opened { told, .. })) => Box::new(Told {
+            pending: io::Cursor::new(text.into_bytes()),
+            told,
+        }),
+        // The priming event, and the stream ends before the answer.
+        _ if loses => Box::new(io::Cursor::new(
+            format!("id: e{event_base}-0\ndata:\n\n").into_bytes(),
+        )),
+        // One event whose data never ends.
+        (Mode::EndlessEvent, None) if method == "tools/call" => {
+            Box::new(io::Cursor::new(b"data: ".to_vec()).chain(io::repeat(b'x')))
+        }
+        // Keep-alive comments, forever, and never the answer.
+        (Mode::EndlessStream, None) if method == "tools/call" => Box::new(Drip {
+            bytes: b": keep-alive\n\n".to_vec(),
+            at: 0,
+            every: Duration::from_millis(100),
+            repeat: true,
+        }),
+        (Mode::Trickle, None) if method == "tools/call" => Box::new(Drip {
+            bytes: text.into_bytes(),
+            at: 0,
+            every: Duration::from_millis(20),
+            repeat: false,
+        }),
+        _ => Box::new(io::Cursor::new(text.into_bytes())),
     }
 }
 
