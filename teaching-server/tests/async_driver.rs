@@ -318,19 +318,24 @@ async fn a_list_change_reaches_the_events_of_a_2026_client_that_listens() {
     let server = Server::new("async-list-changed");
     let (handle, mut events) = connect(&server, "list-changed").await;
     let listener = the_change_is_heard(&handle, &mut events).await;
-    // Dropped, the listener's subscription is cancelled with the server, which says so.
+    dropped_is_cancelled(listener, || server.subscriptions()).await;
+}
+
+/// Dropped, the `listener`'s subscription is cancelled with the server, which says so in the
+/// log `seen` reads: over stdio a `notifications/cancelled`, over HTTP its stream closed.
+async fn dropped_is_cancelled(
+    listener: mcp_sansio_tokio::Listener,
+    seen: impl Fn() -> Vec<serde_json::Value>,
+) {
     drop(listener);
-    eventually("the server hears the cancel", || {
-        server.subscriptions().len() == 2
-    })
-    .await;
-    let seen = server.subscriptions();
+    eventually("the server hears the cancel", || seen().len() == 2).await;
+    let seen = seen();
     assert_eq!(seen[0]["notifications"], json!({"toolsListChanged": true}));
     assert_eq!(seen[1]["unsubscribed"], seen[0]["listen"]);
 }
 
 #[tokio::test]
-async fn over_http_a_change_reaches_the_events_and_the_server_s_end_the_listener() {
+async fn over_http_a_change_is_heard_a_dropped_listener_cancels_and_the_server_s_end_ends_one() {
     // The change comes on the subscription's own stream, among the events.
     let served = Served::start("async-http-list-changed", &["--mode", "list-changed"]);
     let (handle, mut events) =
@@ -339,7 +344,7 @@ async fn over_http_a_change_reaches_the_events_and_the_server_s_end_the_listener
             .unwrap();
     handle.list_tools().await.unwrap();
     let listener = the_change_is_heard(&handle, &mut events).await;
-    drop(listener);
+    dropped_is_cancelled(listener, || served.subscriptions()).await;
 
     // The server ends a subscription, on its stream: the listener's end is complete.
     let served = Served::start("async-http-end", &["--mode", "end-subscriptions"]);
