@@ -647,3 +647,309 @@ impl fmt::Display for Misuse {
 }
 
 impl core::error::Error for Misuse {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ToolRejection;
+    use crate::rpc_error::ErrorCode;
+    use alloc::string::ToString;
+    use alloc::{vec, vec::Vec};
+
+    /// One of every `Misuse`; the match makes a new variant a compile error until it is
+    /// listed here.
+    fn every_misuse() -> Vec<Misuse> {
+        let all = vec![
+            Misuse::InvalidJson(JsonError::new(3, JsonErrorKind::TrailingData)),
+            Misuse::NotAnObject,
+            Misuse::Unserializable,
+            Misuse::FrameTooLong { len: 9, limit: 8 },
+            Misuse::NotConnected,
+            Misuse::AlreadyConnecting,
+            Misuse::ConnectionFailed,
+            Misuse::ToolNotAllowed { name: "rm".into() },
+            Misuse::ToolNotAdvertised { name: "rm".into() },
+            Misuse::CapabilityNotOffered {
+                capability: "tools",
+            },
+            Misuse::TooManyInFlight { limit: 4 },
+            Misuse::UnknownOperation,
+            Misuse::IdsExhausted,
+            Misuse::InvalidRoot { uri: "/tmp".into() },
+            Misuse::RootsNotDeclared,
+            Misuse::NotAsked,
+            Misuse::NotInRevision {
+                method: "subscriptions/listen",
+                version: ProtocolVersion::V2025_11_25,
+            },
+        ];
+        for misuse in &all {
+            match misuse {
+                Misuse::InvalidJson(_)
+                | Misuse::NotAnObject
+                | Misuse::Unserializable
+                | Misuse::FrameTooLong { .. }
+                | Misuse::NotConnected
+                | Misuse::AlreadyConnecting
+                | Misuse::ConnectionFailed
+                | Misuse::ToolNotAllowed { .. }
+                | Misuse::ToolNotAdvertised { .. }
+                | Misuse::CapabilityNotOffered { .. }
+                | Misuse::TooManyInFlight { .. }
+                | Misuse::UnknownOperation
+                | Misuse::IdsExhausted
+                | Misuse::InvalidRoot { .. }
+                | Misuse::RootsNotDeclared
+                | Misuse::NotAsked
+                | Misuse::NotInRevision { .. } => {}
+            }
+        }
+        all
+    }
+
+    /// One of every `ProtocolViolation`, checked as `every_misuse` is.
+    fn every_violation() -> Vec<ProtocolViolation> {
+        use ProtocolViolation as P;
+        let all = vec![
+            P::FrameTooLong { limit: 8 },
+            P::NotAnObject,
+            P::NotJsonRpc2,
+            P::InvalidId,
+            P::MethodNotString,
+            P::ParamsNotObject,
+            P::ResultNotObject,
+            P::InvalidErrorObject,
+            P::RequestAndResponse,
+            P::ResultAndError,
+            P::NotAMessage,
+            P::ResultWithoutId,
+            P::UnknownResponseId { id: 7.into() },
+            P::DuplicateResponse { id: "a".into() },
+            P::TooManyNotifications { limit: 16 },
+            P::NotReading { limit: 1024 },
+            P::UnexpectedRequest,
+            P::InvalidResult {
+                method: "tools/call",
+                problem: "content is not an array",
+            },
+            P::UnknownResultType,
+            P::InvalidTool {
+                index: 2,
+                reason: ToolRejection::InvalidField("title"),
+            },
+            P::RepeatedCursor,
+            P::TooManyPages { limit: 32 },
+            P::TooManyInputRounds { limit: 4 },
+            P::TooManyAsks { limit: 4 },
+            P::TooManyItems { limit: 100 },
+            P::InvalidAcknowledgement,
+        ];
+        for violation in &all {
+            match violation {
+                P::FrameTooLong { .. }
+                | P::NotAnObject
+                | P::NotJsonRpc2
+                | P::InvalidId
+                | P::MethodNotString
+                | P::ParamsNotObject
+                | P::ResultNotObject
+                | P::InvalidErrorObject
+                | P::RequestAndResponse
+                | P::ResultAndError
+                | P::NotAMessage
+                | P::ResultWithoutId
+                | P::UnknownResponseId { .. }
+                | P::DuplicateResponse { .. }
+                | P::TooManyNotifications { .. }
+                | P::NotReading { .. }
+                | P::UnexpectedRequest
+                | P::InvalidResult { .. }
+                | P::UnknownResultType
+                | P::InvalidTool { .. }
+                | P::RepeatedCursor
+                | P::TooManyPages { .. }
+                | P::TooManyInputRounds { .. }
+                | P::TooManyAsks { .. }
+                | P::TooManyItems { .. }
+                | P::InvalidAcknowledgement => {}
+            }
+        }
+        all
+    }
+
+    /// One of every `HttpError` (each with and without a challenge where it has one),
+    /// checked the same way.
+    fn every_http_error() -> Vec<HttpError> {
+        let challenge = crate::auth::Challenge {
+            scope: Some("files:read".into()),
+            ..crate::auth::Challenge::default()
+        };
+        let all = vec![
+            HttpError::Unauthorized(None),
+            HttpError::Unauthorized(Some(challenge.clone())),
+            HttpError::Forbidden(None),
+            HttpError::Forbidden(Some(challenge)),
+            HttpError::Redirected { status: 307 },
+            HttpError::Status { status: 500 },
+            HttpError::ContentType,
+            HttpError::NoAnswer,
+            HttpError::StreamBroken,
+            HttpError::SessionEnded,
+            HttpError::SessionRenewalFailed,
+            HttpError::InvalidSessionId,
+            HttpError::MessageEndpoint,
+            HttpError::EventStreamEnded,
+        ];
+        for error in &all {
+            match error {
+                HttpError::Unauthorized(_)
+                | HttpError::Forbidden(_)
+                | HttpError::Redirected { .. }
+                | HttpError::Status { .. }
+                | HttpError::ContentType
+                | HttpError::NoAnswer
+                | HttpError::StreamBroken
+                | HttpError::SessionEnded
+                | HttpError::SessionRenewalFailed
+                | HttpError::InvalidSessionId
+                | HttpError::MessageEndpoint
+                | HttpError::EventStreamEnded => {}
+            }
+        }
+        all
+    }
+
+    /// One of every `Incompatible`, checked the same way.
+    fn every_incompatibility() -> Vec<Incompatible> {
+        let all = vec![
+            Incompatible::UnsupportedVersion {
+                offered: "2099-01-01".into(),
+            },
+            Incompatible::NoCommonVersion {
+                supported: vec!["2024-11-05".into()],
+            },
+            Incompatible::InputRequired,
+            Incompatible::NotStateless {
+                error: RpcError::new(ErrorCode::INVALID_REQUEST, "Server not initialized"),
+            },
+        ];
+        for incompatible in &all {
+            match incompatible {
+                Incompatible::UnsupportedVersion { .. }
+                | Incompatible::NoCommonVersion { .. }
+                | Incompatible::InputRequired
+                | Incompatible::NotStateless { .. } => {}
+            }
+        }
+        all
+    }
+
+    /// One of every `JsonErrorKind`, checked the same way.
+    fn every_json_error() -> Vec<JsonErrorKind> {
+        use JsonErrorKind as J;
+        let all = vec![
+            J::InvalidUtf8,
+            J::UnexpectedEnd,
+            J::Expected("a value"),
+            J::ControlCharacter,
+            J::InvalidEscape,
+            J::LoneSurrogate,
+            J::NumberOutOfRange,
+            J::DuplicateKey,
+            J::TooDeep { limit: 64 },
+            J::TrailingData,
+        ];
+        for kind in &all {
+            match kind {
+                J::InvalidUtf8
+                | J::UnexpectedEnd
+                | J::Expected(_)
+                | J::ControlCharacter
+                | J::InvalidEscape
+                | J::LoneSurrogate
+                | J::NumberOutOfRange
+                | J::DuplicateKey
+                | J::TooDeep { .. }
+                | J::TrailingData => {}
+            }
+        }
+        all
+    }
+
+    /// Every error this crate gives, each inside an [`Error`].
+    fn every_error() -> Vec<Error> {
+        let rpc = RpcError::new(ErrorCode::METHOD_NOT_FOUND, "Method not found");
+        let mut all = vec![
+            Error::Rpc(rpc.clone()),
+            Error::Timeout {
+                operation: "tools/call",
+            },
+            Error::Closed,
+            Error::Cancelled,
+            Error::Refused(rpc),
+        ];
+        all.extend(
+            every_json_error()
+                .into_iter()
+                .map(|kind| Error::Malformed(JsonError::new(0, kind))),
+        );
+        all.extend(every_violation().into_iter().map(Error::Protocol));
+        all.extend(every_incompatibility().into_iter().map(Error::Incompatible));
+        all.extend(every_http_error().into_iter().map(Error::Http));
+        all.extend(every_misuse().into_iter().map(Error::Misuse));
+        all
+    }
+
+    /// Who is at fault, as the sentence opens: the peer, the application, or the deadline.
+    fn fault(error: &Error) -> &'static str {
+        match error {
+            Error::Malformed(_)
+            | Error::Protocol(_)
+            | Error::Incompatible(_)
+            | Error::Rpc(_)
+            | Error::Http(_)
+            | Error::Closed => "the peer",
+            Error::Misuse(_) | Error::Cancelled | Error::Refused(_) => "the application",
+            Error::Timeout { .. } => "the tools/call operation did not finish",
+        }
+    }
+
+    #[test]
+    fn every_error_reads_as_one_sentence_opening_with_who_is_at_fault() {
+        let mut sentences: Vec<String> = Vec::new();
+        for error in &every_error() {
+            let sentence = error.to_string();
+            assert!(
+                sentence.starts_with(fault(error)),
+                "{error:?} reads {sentence:?}"
+            );
+            assert!(!sentence.contains('\n'), "{sentence:?} is not one line");
+            assert!(
+                !sentence.ends_with('.'),
+                "{sentence:?} ends with a full stop, which a caller's sentence would repeat"
+            );
+            assert!(!sentences.contains(&sentence), "{sentence:?} is said twice");
+            sentences.push(sentence);
+        }
+        assert_eq!(sentences.len(), 5 + 10 + 26 + 4 + 14 + 17);
+    }
+
+    #[test]
+    fn the_parts_an_error_is_made_of_read_as_clauses() {
+        // What follows "the peer broke the protocol: " and its kin opens in lower case, so
+        // the whole reads as one sentence, and never says again who is at fault.
+        let parts = every_violation()
+            .iter()
+            .map(ToString::to_string)
+            .chain(every_misuse().iter().map(ToString::to_string))
+            .chain(every_http_error().iter().map(ToString::to_string))
+            .chain(every_incompatibility().iter().map(ToString::to_string))
+            .chain(every_json_error().iter().map(ToString::to_string))
+            .collect::<Vec<_>>();
+        for part in &parts {
+            let first = part.chars().next().unwrap_or(' ');
+            assert!(!first.is_uppercase(), "{part:?} opens in upper case");
+            assert!(!part.starts_with("the peer"), "{part:?} says again who");
+        }
+    }
+}
