@@ -12,8 +12,8 @@ mod common;
 
 use common::{text_reply, Pair, TOOLS};
 use mcp_sansio::{
-    CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Limits, Misuse, ProtocolChoice,
-    ProtocolViolation, RequestId, ResourceBody, ServerNotification, ToolRejection,
+    CacheHint, CacheScope, CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Limits, Misuse,
+    ProtocolChoice, ProtocolViolation, RequestId, ResourceBody, ServerNotification, ToolRejection,
 };
 
 const TOOLS_ONLY: &str = r#"{"tools":{}}"#;
@@ -483,6 +483,59 @@ fn a_tool_written_back_as_json_keeps_every_member_it_was_listed_with() {
     pair.reply(&page(pair.last_id(), &format!("[{listed}]"), None));
     let catalog = pair.finished(op).unwrap();
     assert_eq!(catalog.tools()[0].to_json(), listed);
+}
+
+#[test]
+fn a_listing_is_as_fresh_as_its_stalest_page_and_shared_only_if_every_page_is() {
+    // In 2026-07-28 a result may say how long it stays fresh (`ttlMs`) and who may share it
+    // (`cacheScope`); a listing of several pages keeps the strictest of what they say.
+    let public = |ms| Some(CacheHint::new(ms, CacheScope::Public));
+    let private = |ms| Some(CacheHint::new(ms, CacheScope::Private));
+    let cases: [(&[&str], Option<CacheHint>); 7] = [
+        (
+            &[
+                r#""ttlMs":60000,"cacheScope":"public""#,
+                r#""ttlMs":5000,"cacheScope":"public""#,
+            ],
+            public(5000),
+        ),
+        (
+            &[
+                r#""ttlMs":60000,"cacheScope":"public""#,
+                r#""ttlMs":90000,"cacheScope":"private""#,
+            ],
+            private(60000),
+        ),
+        // A page that says nothing takes nothing away.
+        (
+            &[r#""ttlMs":60000,"cacheScope":"public""#, ""],
+            public(60000),
+        ),
+        (&["", ""], None),
+        // A life that is negative, or not a number, is none; a scope not known is private.
+        (&[r#""ttlMs":-5,"cacheScope":"everyone""#], private(0)),
+        (&[r#""ttlMs":"forever","cacheScope":"public""#], public(0)),
+        (&[r#""ttlMs":1e300"#], private(u64::MAX)),
+    ];
+    let (mut pair, _) = Pair::connected_stateless(Pair::config(ProtocolChoice::Stateless, &[]));
+    for (pages, expected) in cases {
+        let op = pair.client.list_tools(pair.now).unwrap();
+        pair.drain();
+        for (n, hint) in pages.iter().enumerate() {
+            let next = if n + 1 < pages.len() {
+                format!(r#","nextCursor":"p{n}""#)
+            } else {
+                String::new()
+            };
+            let comma = if hint.is_empty() { "" } else { "," };
+            pair.reply(&format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":{{"tools":[]{next}{comma}{hint}}}}}"#,
+                pair.last_id()
+            ));
+        }
+        let catalog = pair.finished(op).unwrap();
+        assert_eq!(catalog.cache(), expected, "{pages:?}");
+    }
 }
 
 #[test]
