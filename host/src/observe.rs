@@ -63,7 +63,7 @@ impl Observation {
                 format!("the server behind {name} stopped before answering; there is no result")
             }
             Error::Rpc(e) => format!(
-                "the server refused the {name} call (error {}): {}",
+                "the server refused the {name} call (error {}): {}; there is no result",
                 e.code, e.message
             ),
             Error::Misuse(e) => {

@@ -308,6 +308,69 @@ fn answers_tool_errors_and_failures_read_differently() {
 }
 
 #[test]
+fn every_failure_reads_as_no_result_naming_the_tool_never_as_an_answer() {
+    use mcp_sansio::{ErrorCode, HttpError, Incompatible, Misuse, ProtocolViolation, RpcError};
+    use mcp_sansio_host::Refusal;
+    use std::time::Duration;
+    let failures = [
+        Observation::failed(
+            "word_count",
+            &Error::Timeout {
+                operation: "tools/call",
+            },
+        ),
+        Observation::failed("word_count", &Error::Closed),
+        Observation::failed("word_count", &Error::Cancelled),
+        Observation::failed(
+            "word_count",
+            &Error::Rpc(RpcError::new(ErrorCode::INTERNAL_ERROR, "disk full")),
+        ),
+        Observation::failed(
+            "word_count",
+            &Error::Misuse(Misuse::ToolNotAdvertised {
+                name: "word_count".into(),
+            }),
+        ),
+        Observation::failed("word_count", &Error::Protocol(ProtocolViolation::InvalidId)),
+        Observation::failed("word_count", &Error::Http(HttpError::StreamBroken)),
+        Observation::failed(
+            "word_count",
+            &Error::Incompatible(Incompatible::InputRequired),
+        ),
+        Observation::refused(&Refusal::NotAllowed {
+            name: "word_count".into(),
+        }),
+        Observation::timed_out("word_count", Duration::from_secs(1)),
+        Observation::timed_out("word_count", Duration::from_millis(1500)),
+        Observation::lost("word_count", &"the connection was reset"),
+    ];
+    let mut seen = Vec::new();
+    for failure in &failures {
+        let text = failure.text();
+        assert!(
+            matches!(failure, Observation::Failure { .. }) && failure.is_error(),
+            "{failure:?}"
+        );
+        assert!(text.contains("word_count"), "{text:?} names no tool");
+        assert!(
+            text.ends_with("; there is no result") || text.starts_with("not called: "),
+            "{text:?} could be read as a result"
+        );
+        assert_eq!(failure.to_string(), text);
+        assert!(!seen.contains(&text), "{text:?} twice");
+        seen.push(text);
+    }
+    assert_eq!(
+        failures[3].text(),
+        "the server refused the word_count call (error -32603 (internal error)): disk full; there is no result"
+    );
+    assert_eq!(
+        failures[10].text(),
+        "the word_count tool did not answer within 1500 ms; there is no result"
+    );
+}
+
+#[test]
 fn structured_content_must_match_the_output_schema() {
     let palette = palette(PaletteConfig::default());
     let good = palette.observe(
