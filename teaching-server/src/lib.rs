@@ -561,37 +561,9 @@ impl Serve {
         self.log_entry(
             &json!({"id": id, "name": params["name"], "arguments": params["arguments"]}),
         );
-        let result = match params["name"].as_str() {
-            Some("word_count") => match params["arguments"]["text"].as_str() {
-                Some(text) => text_result(&text.split_whitespace().count().to_string()),
-                // A tool error, for the model to read: the tool ran and refused its input.
-                None => {
-                    json!({"content": [{"type": "text", "text": "word_count needs a text to count"}], "isError": true})
-                }
-            },
-            Some("search_policy") => text_result(
-                "Refunds are accepted within 30 days of delivery, up to the order's total.",
-            ),
-            Some("process_refund") => {
-                let order = params["arguments"]["order_id"].as_str().unwrap_or("?");
-                let amount = params["arguments"]["amount"].as_f64().unwrap_or(0.0);
-                text_result(&format!("refunded {amount:.2} on {order}"))
-            }
-            Some("letter_count") => match params["arguments"]["text"].as_str() {
-                Some(text) => text_result(
-                    &text
-                        .chars()
-                        .filter(|c| c.is_alphabetic())
-                        .count()
-                        .to_string(),
-                ),
-                None => return self.error(id, -32602, "letter_count needs a text", None),
-            },
-            Some("place_purchase") => {
-                let tubs = params["arguments"]["tubs"].as_u64().unwrap_or(1);
-                text_result(&format!("ordered {tubs} tubs"))
-            }
-            _ => return self.error(id, -32602, "Unknown tool", None),
+        let result = match tool_result(params) {
+            Ok(result) => result,
+            Err(refusal) => return self.error(id, -32602, refusal, None),
         };
         let stateless = params["_meta"]["io.modelcontextprotocol/protocolVersion"] == STATELESS;
         if stateless {
@@ -721,6 +693,46 @@ impl Serve {
             self.answer(&call, text_result(&lines.join("\n")));
         }
     }
+}
+
+/// What the tool `params` name answers to its arguments (the tool's own error among them),
+/// or the server's refusal of the call (-32602) in a few words.
+fn tool_result(params: &Value) -> Result<Value, &'static str> {
+    let arguments = &params["arguments"];
+    Ok(match params["name"].as_str() {
+        Some("word_count") => match arguments["text"].as_str() {
+            Some(text) => text_result(&text.split_whitespace().count().to_string()),
+            // A tool error, for the model to read: the tool ran and refused its input.
+            None => {
+                json!({"content": [{"type": "text", "text": "word_count needs a text to count"}], "isError": true})
+            }
+        },
+        Some("search_policy") => {
+            text_result("Refunds are accepted within 30 days of delivery, up to the order's total.")
+        }
+        Some("process_refund") => {
+            let order = arguments["order_id"].as_str().unwrap_or("?");
+            let amount = arguments["amount"].as_f64().unwrap_or(0.0);
+            text_result(&format!("refunded {amount:.2} on {order}"))
+        }
+        Some("letter_count") => {
+            let text = arguments["text"]
+                .as_str()
+                .ok_or("letter_count needs a text")?;
+            text_result(
+                &text
+                    .chars()
+                    .filter(|c| c.is_alphabetic())
+                    .count()
+                    .to_string(),
+            )
+        }
+        Some("place_purchase") => {
+            let tubs = arguments["tubs"].as_u64().unwrap_or(1);
+            text_result(&format!("ordered {tubs} tubs"))
+        }
+        _ => return Err("Unknown tool"),
+    })
 }
 
 /// A tool result of one text block, with the `_meta` and `annotations` members a client must
