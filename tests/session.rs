@@ -12,8 +12,9 @@ mod common;
 
 use common::{text_reply, Pair, TOOLS};
 use mcp_sansio::{
-    CacheHint, CacheScope, CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Limits, Misuse,
-    ProtocolChoice, ProtocolViolation, RequestId, ResourceBody, ServerNotification, ToolRejection,
+    CacheHint, CacheScope, CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Limits, ListKind,
+    Misuse, ProtocolChoice, ProtocolViolation, RequestId, ResourceBody, ServerNotification,
+    ToolRejection,
 };
 
 const TOOLS_ONLY: &str = r#"{"tools":{}}"#;
@@ -694,6 +695,75 @@ fn resources_and_prompts_are_listed_read_and_expanded() {
     ));
     let prompt = pair.finished(op).unwrap();
     assert_eq!(prompt.messages[0].role, "user");
+}
+
+#[test]
+fn resource_and_prompt_listings_are_bounded_across_pages_and_read_strictly() {
+    let mut limits = Limits::default();
+    limits.items_per_listing = 2;
+    let mut pair = Pair::connected_legacy_within(&[], r#"{"resources":{},"prompts":{}}"#, limits);
+    let resource = |n: usize| format!(r#"{{"uri":"file:///r{n}","name":"r{n}"}}"#);
+    let prompt = |n: usize| format!(r#"{{"name":"p{n}"}}"#);
+    let mut listed = |list: ListKind, pages: &[(&str, String)]| {
+        let op = match list {
+            ListKind::Resources => pair.client.list_resources(pair.now).unwrap().id(),
+            _ => pair.client.list_prompts(pair.now).unwrap().id(),
+        };
+        pair.drain();
+        for (next, items) in pages {
+            pair.reply(&format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":{{"{}":{items}{next}}}}}"#,
+                pair.last_id(),
+                list.capability()
+            ));
+        }
+        pair.finished_any(op).map(|_| ())
+    };
+    let cursor = r#","nextCursor":"p2""#;
+    let too_many = Err(Error::Protocol(ProtocolViolation::TooManyItems {
+        limit: 2,
+    }));
+    // Two a page, within the bound; a third on the next page passes it.
+    let two_resources = format!("[{},{}]", resource(1), resource(2));
+    assert_eq!(
+        listed(ListKind::Resources, &[("", two_resources.clone())]),
+        Ok(())
+    );
+    assert_eq!(
+        listed(
+            ListKind::Resources,
+            &[(cursor, two_resources), ("", format!("[{}]", resource(3)))]
+        ),
+        too_many
+    );
+    let three_prompts = format!("[{},{},{}]", prompt(1), prompt(2), prompt(3));
+    assert_eq!(listed(ListKind::Prompts, &[("", three_prompts)]), too_many);
+    // What breaks a listing's shape names the method and what is wrong.
+    let invalid = |method, problem| {
+        Err(Error::Protocol(ProtocolViolation::InvalidResult {
+            method,
+            problem,
+        }))
+    };
+    assert_eq!(
+        listed(ListKind::Resources, &[("", r#"[{"name":"r"}]"#.into())]),
+        invalid("resources/list", "a resource has no uri")
+    );
+    assert_eq!(
+        listed(ListKind::Prompts, &[("", r#"{"name":"p"}"#.into())]),
+        invalid("prompts/list", "the list is not an array")
+    );
+    assert_eq!(
+        listed(ListKind::Prompts, &[(r#","nextCursor":7"#, "[]".into())]),
+        invalid("prompts/list", "nextCursor is not a string")
+    );
+    assert_eq!(
+        listed(
+            ListKind::Prompts,
+            &[("", r#"[{"name":"p","arguments":{}}]"#.into())]
+        ),
+        invalid("prompts/list", "a prompt's arguments are not an array")
+    );
 }
 
 #[test]
