@@ -206,6 +206,55 @@ fn unsupported_version_leads_to_a_version_both_speak_or_a_clear_refusal() {
 }
 
 #[test]
+fn a_discovery_that_names_other_revisions_or_is_not_understood_is_read_by_the_choice() {
+    // A discovery result whose supportedVersions leaves out the revision asked for: under
+    // Auto the handshake revision it names follows; pinned to 2026-07-28 (or Stateless),
+    // nothing follows, and the failure lists what the server takes.
+    let elsewhere = r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2031-01-01"],"capabilities":{}}}"#;
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Auto, &[]));
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.reply(elsewhere);
+    assert_eq!(pair.sent, [DISCOVER, INITIALIZE_11_25_AS_2]);
+    pair.reply(&legacy_result(2, "2025-11-25"));
+    assert_eq!(
+        pair.finished(op).unwrap().version,
+        ProtocolVersion::V2025_11_25
+    );
+    for choice in [
+        ProtocolChoice::Stateless,
+        ProtocolChoice::Pinned(ProtocolVersion::V2026_07_28),
+    ] {
+        let mut pair = Pair::new(Pair::config(choice, &[]));
+        let op = pair.client.connect(pair.now).unwrap();
+        pair.drain();
+        assert_eq!(pair.sent, [DISCOVER]);
+        pair.reply(elsewhere);
+        assert_eq!(
+            pair.finished(op),
+            Err(Error::Incompatible(Incompatible::NoCommonVersion {
+                supported: vec!["2025-11-25".into(), "2031-01-01".into()]
+            }))
+        );
+        assert_eq!(pair.sent, [DISCOVER], "nothing else is sent");
+    }
+    // An error outside the 2026-07-28 range when only that revision will do: a server of
+    // the handshake revisions, which is incompatible, not a failed request.
+    let mut pair = Pair::new(Pair::config(ProtocolChoice::Stateless, &[]));
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    pair.reply(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#);
+    let Err(Error::Incompatible(Incompatible::NotStateless { error })) = pair.finished(op) else {
+        panic!("not read as a server of the handshake revisions");
+    };
+    assert_eq!(
+        (error.code.0, error.message.as_str()),
+        (-32601, "Method not found")
+    );
+    assert_eq!(pair.sent, [DISCOVER]);
+}
+
+#[test]
 fn a_modern_refusal_does_not_fall_back() {
     let mut pair = Pair::new(Pair::config(ProtocolChoice::Auto, &[]));
     let op = pair.client.connect(pair.now).unwrap();
