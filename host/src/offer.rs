@@ -280,6 +280,40 @@ mod tests {
         }
     }
 
+    /// Definitions a schema refers to are made strict where they stand, under either name;
+    /// an optional member that may already be of several types gains `null` once.
+    #[test]
+    fn strict_form_reaches_into_definitions_and_widens_type_lists() {
+        let address = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+        let strict_address = json!({"type": "object",
+            "properties": {"city": {"type": ["string", "null"]}},
+            "required": ["city"], "additionalProperties": false});
+        for keyword in ["$defs", "definitions"] {
+            let mut schema = json!({
+                "type": "object",
+                "properties": {
+                    "to": {"$ref": format!("#/{keyword}/address")},
+                    "id": {"type": ["string", "integer"]},
+                    "note": {"type": ["string", "null"]}
+                },
+                "required": ["to"]
+            });
+            schema[keyword] = json!({"address": address});
+            let mut expected = json!({
+                "type": "object",
+                "properties": {
+                    "to": {"$ref": format!("#/{keyword}/address")},
+                    "id": {"type": ["string", "integer", "null"]},
+                    "note": {"type": ["string", "null"]}
+                },
+                "required": ["id", "note", "to"],
+                "additionalProperties": false
+            });
+            expected[keyword] = json!({"address": strict_address});
+            assert_eq!(strict_schema(&schema), expected, "{keyword}");
+        }
+    }
+
     #[test]
     fn providers_by_name() {
         for provider in Provider::ALL {
