@@ -217,6 +217,51 @@ mod tests {
     }
 
     #[test]
+    fn each_kind_of_problem_reads_as_a_sentence_naming_the_argument() {
+        let schema = compile(&json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": ["string", "integer"]},
+                "gone": {"type": "null"},
+                "count": {"type": "integer", "minimum": 1},
+                "filter": {"type": "object", "properties": {"tag": {"type": "string"}},
+                    "additionalProperties": false}
+            },
+            "additionalProperties": false
+        }))
+        .unwrap();
+        let cases = [
+            (
+                json!({"id": 1.5}),
+                "argument 'id' must be an integer or a string",
+            ),
+            (json!({"gone": 0}), "argument 'gone' must be null"),
+            (json!({"extra": 1}), "unexpected argument 'extra'"),
+            (
+                json!({"filter": {"tag": "a", "colour": "red"}}),
+                "unexpected argument 'colour' in 'filter'",
+            ),
+            (
+                json!({"count": 0}),
+                "argument 'count' is invalid: 0 is less than the minimum of 1",
+            ),
+        ];
+        for (arguments, sentence) in cases {
+            assert_eq!(schema.problems(&arguments, "argument"), [sentence]);
+        }
+        // What stands for all of them names them all.
+        assert_eq!(
+            schema.problems(&json!([1]), "argument"),
+            ["the arguments must be an object"]
+        );
+        let bounded = compile(&json!({"type": "object", "minProperties": 2})).unwrap();
+        assert_eq!(
+            bounded.problems(&json!({"a": 1}), "member"),
+            [r#"the members are invalid: {"a":1} has less than 2 properties"#]
+        );
+    }
+
+    #[test]
     fn a_remote_reference_does_not_compile() {
         let remote =
             json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}});
