@@ -6,6 +6,7 @@
 use mcp_sansio::{Allowlist, CallToolResult, Catalog, CatalogPolicy, Error, Limits, RawObject};
 use mcp_sansio_host::{
     Observation, OfferOptions, Palette, PaletteConfig, PaletteError, Provider, Refusal,
+    MAX_SERVER_ID,
 };
 use serde_json::json;
 
@@ -53,6 +54,29 @@ fn two_servers_one_palette_sorted_with_the_server_behind_each_tool() {
             ("search_products", "catalog")
         ]
     );
+}
+
+#[test]
+fn a_server_id_a_provider_could_not_carry_is_refused_and_changes_nothing() {
+    let mut palette = palette(PaletteConfig::default());
+    let before: Vec<String> = palette.tools().map(|t| t.name.to_owned()).collect();
+    let long = "s".repeat(MAX_SERVER_ID + 1);
+    for id in ["", "Google Maps", "tools.v2", "café", long.as_str()] {
+        let refused = palette
+            .set_server(id, &allow(&["search_policy"]), &catalog(SUPPORT))
+            .unwrap_err();
+        assert_eq!(refused, PaletteError::InvalidServerId(id.to_owned()));
+        assert_eq!(
+            refused.to_string(),
+            format!("server id {id:?} is not 1 to 32 characters from A-Z a-z 0-9 _ -")
+        );
+    }
+    let after: Vec<String> = palette.tools().map(|t| t.name.to_owned()).collect();
+    assert_eq!(before, after);
+    let longest = "s".repeat(MAX_SERVER_ID);
+    assert!(palette
+        .set_server(&longest, &allow(&["search_policy"]), &catalog(SUPPORT))
+        .is_ok());
 }
 
 #[test]
