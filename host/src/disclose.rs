@@ -38,7 +38,8 @@ impl ToolIndex {
     }
 
     /// Any ranker over the palette's offered tools: `build` gets their texts, in the order
-    /// its hits must index.
+    /// its hits must index. A search trusts it no further than the palette: a hit that
+    /// indexes no tool, or a tool already shown, is passed over.
     ///
     /// # Errors
     /// What `build` returns.
@@ -253,6 +254,10 @@ impl Palette {
             let Some(entry) = self.entry_of(&text.server, &text.tool) else {
                 continue;
             };
+            // A ranker of the application's own may name a tool twice; it is shown once.
+            if tools.iter().any(|(name, _)| *name == entry.name) {
+                continue;
+            }
             let line = entry
                 .tool
                 .description

@@ -5,6 +5,7 @@
 
 use mcp_sansio::{Allowlist, Catalog, CatalogPolicy, Limits};
 use mcp_sansio_host::names::fits_providers;
+use mcp_sansio_host::search::{Hit, RankError, Ranker};
 use mcp_sansio_host::{Palette, PaletteConfig, Provider, Refusal, ToolIndex, SEARCH_TOOL};
 use serde_json::Value;
 
@@ -169,4 +170,66 @@ fn a_tool_that_leaves_is_neither_offered_nor_found_through_an_old_index() {
         found.tools.iter().all(|(name, _)| name != "track_order"),
         "{found:?}"
     );
+}
+
+/// A ranker of the application's own: it answers every query with `hits`, or fails.
+struct Fixed(Result<Vec<Hit>, RankError>);
+
+impl Ranker for Fixed {
+    fn rank(&self, _query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
+        self.0
+            .clone()
+            .map(|hits| hits.into_iter().take(k).collect())
+    }
+}
+
+#[test]
+fn an_application_s_own_ranker_is_asked_and_trusted_no_further_than_the_palette() {
+    let mut palette = palette();
+    // It is built from the palette's tools, in the order its hits index.
+    let mut seen = Vec::new();
+    let hit = |index| Hit { index, score: 1.0 };
+    let index = ToolIndex::with_ranker(&palette, |texts| {
+        seen = texts.iter().map(|t| t.tool.clone()).collect();
+        Ok::<_, RankError>(Fixed(Ok(vec![hit(99), hit(1), hit(1)])))
+    })
+    .unwrap();
+    assert_eq!(seen, ["process_refund", "search_tools", "track_order"]);
+    // A hit past the palette's tools is no tool, never shown nor disclosed; a tool named
+    // twice is shown once.
+    let found = palette.search(&index, r#"{"query":"anything"}"#).unwrap();
+    assert_eq!(
+        found
+            .tools
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>(),
+        ["shop_search_tools"]
+    );
+    assert_eq!(
+        palette.disclosed().collect::<Vec<_>>(),
+        ["shop_search_tools"]
+    );
+    // Its failure refuses the search; nothing is disclosed, no server hears of it.
+    let failing = ToolIndex::with_ranker(&palette, |_| {
+        Ok::<_, RankError>(Fixed(Err(RankError::Model("out of memory".into()))))
+    })
+    .unwrap();
+    let refused = palette
+        .search(&failing, r#"{"query":"refund"}"#)
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        Refusal::SearchFailed {
+            reason: "the ranking model failed on the query: out of memory".into()
+        }
+    );
+    assert_eq!(
+        refused.to_string(),
+        "the tool search failed: the ranking model failed on the query: out of memory"
+    );
+    assert_eq!(palette.disclosed().count(), 1);
+    // And a build that fails is the application's error, as it returned it.
+    let unbuilt = ToolIndex::with_ranker(&palette, |_| Err::<Fixed, _>("no weights"));
+    assert_eq!(unbuilt.unwrap_err(), "no weights");
 }
