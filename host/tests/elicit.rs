@@ -114,6 +114,10 @@ fn values_that_break_the_form_are_refused_each_problem_named() {
             panic!("{typed}: {refused:?}");
         };
         assert!(problems[0].starts_with(problem), "{typed}: {problems:?}");
+        assert_eq!(
+            ElicitRefusal::Values(problems.clone()).to_string(),
+            format!("the values do not fit the form: {}", problems.join("; "))
+        );
     }
 }
 
@@ -134,6 +138,18 @@ fn a_form_that_is_not_flat_or_costs_too_much_is_the_server_s_fault() {
             "{schema}: {refused:?}"
         );
     }
+    // What the user is told blames the server's form, and says how.
+    let nested = json!({"type": "object", "properties": {"address": {"type": "object"}}});
+    assert_eq!(
+        accept_elicited(&form(nested), &name, &config)
+            .unwrap_err()
+            .to_string(),
+        "the server's form cannot be used: field 'address' is not a string, a number, an \
+         integer, a boolean or a list of choices"
+    );
+    // A form with no fields is flat: it is accepted empty.
+    let empty = form(json!({"type": "object"}));
+    assert!(accept_elicited(&empty, &values("{}"), &config).is_ok());
     // Flat, but more than the palette lets a schema hold.
     let mut small = PaletteConfig::default();
     small.schema_objects = 3;
@@ -150,8 +166,10 @@ fn a_request_with_no_form_has_nothing_to_accept() {
         &json!({"mode": "url", "message": "Sign in", "url": "https://example.com/a",
         "elicitationId": "x"}),
     );
+    let refused = accept_elicited(&url, &values("{}"), &PaletteConfig::default());
+    assert_eq!(refused, Err(ElicitRefusal::NotAForm));
     assert_eq!(
-        accept_elicited(&url, &values("{}"), &PaletteConfig::default()),
-        Err(ElicitRefusal::NotAForm)
+        refused.unwrap_err().to_string(),
+        "the server's request is not a form to fill"
     );
 }
