@@ -3,12 +3,17 @@
 //! and catalogs deserialize, validated as if a server had sent them; and raw JSON reads into
 //! the application's own types.
 
-use serde::de::{DeserializeOwned, Error as _};
+use alloc::{string::String, vec::Vec};
+use core::fmt;
+
+use serde::de::{DeserializeOwned, DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::view::JsonRef;
+use super::write::{write_integer, write_string};
 use super::{RawJson, RawObject};
+use crate::error::JsonErrorKind;
 use crate::Limits;
 
 /// Validated, compact JSON text written value by value into any serializer. Nesting is
@@ -74,12 +79,165 @@ impl Serialize for RawObject {
 }
 
 impl<'de> Deserialize<'de> for RawJson {
-    /// Reads any JSON value, then validates it as this crate validates what a peer sends,
-    /// under [`Limits::default`].
+    /// Reads any JSON value, members in the order they come, then validates it as this crate
+    /// validates what a peer sends, under [`Limits::default`]: a key repeated in one object
+    /// is refused, not resolved, and what was written reads back as it was (a number with a
+    /// fraction or an exponent as `serde_json` writes it: `1e300` as `1e+300`).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(deserializer)?;
-        let text = serde_json::to_string(&value).map_err(D::Error::custom)?;
+        let mut text = Vec::new();
+        Transcribe {
+            out: &mut text,
+            depth: 0,
+        }
+        .deserialize(deserializer)?;
+        let text = String::from_utf8(text).map_err(D::Error::custom)?;
         RawJson::parse(&text, &Limits::default()).map_err(D::Error::custom)
+    }
+}
+
+/// Writes a value of any self-describing serde input as compact JSON text, as it comes:
+/// members in their order, a repeated key twice (for the validation after to refuse), and
+/// nesting no deeper than [`Limits::default`] allows, so a deep input cannot exhaust the
+/// stack.
+struct Transcribe<'a> {
+    out: &'a mut Vec<u8>,
+    depth: usize,
+}
+
+impl Transcribe<'_> {
+    /// The transcriber for a value one level further in, or the refusal of that level.
+    fn inner<E: serde::de::Error>(&mut self) -> Result<Transcribe<'_>, E> {
+        let limit = Limits::default().nesting_depth;
+        if self.depth >= limit {
+            return Err(E::custom(JsonErrorKind::TooDeep { limit }));
+        }
+        Ok(Transcribe {
+            out: &mut *self.out,
+            depth: self.depth + 1,
+        })
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Transcribe<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Transcribe<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<(), E> {
+        self.out
+            .extend_from_slice(if v { b"true".as_slice() } else { b"false" });
+        Ok(())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<(), E> {
+        write_integer(self.out, v);
+        Ok(())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<(), E> {
+        self.out.extend_from_slice(alloc::format!("{v}").as_bytes());
+        Ok(())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
+        if !v.is_finite() {
+            return Err(E::custom("a number JSON cannot hold"));
+        }
+        // Written as serde_json writes it (the shortest form that reads back the same).
+        let number = serde_json::to_string(&v).map_err(E::custom)?;
+        self.out.extend_from_slice(number.as_bytes());
+        Ok(())
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+        write_string(self.out, v);
+        Ok(())
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.visit_unit()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        self.out.push(b'[');
+        let mut first = true;
+        loop {
+            let before = self.out.len();
+            if !first {
+                self.out.push(b',');
+            }
+            if seq.next_element_seed(self.inner()?)?.is_none() {
+                // No element after all: its comma goes too.
+                self.out.truncate(before);
+                break;
+            }
+            first = false;
+        }
+        self.out.push(b']');
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        self.out.push(b'{');
+        let mut first = true;
+        loop {
+            let before = self.out.len();
+            if !first {
+                self.out.push(b',');
+            }
+            if map.next_key_seed(Key(&mut *self.out))?.is_none() {
+                self.out.truncate(before);
+                break;
+            }
+            self.out.push(b':');
+            map.next_value_seed(self.inner()?)?;
+            first = false;
+        }
+        self.out.push(b'}');
+        Ok(())
+    }
+}
+
+/// Writes an object's key, which JSON has only as a string.
+struct Key<'a>(&'a mut Vec<u8>);
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+        write_string(self.0, v);
+        Ok(())
     }
 }
 
@@ -138,6 +296,21 @@ mod tests {
         assert_eq!(through, direct);
         let back: RawJson = serde_json::from_value(direct).unwrap();
         assert_eq!(back.deserialize::<serde_json::Value>().unwrap(), through);
+    }
+
+    #[test]
+    fn deserialized_raw_json_keeps_its_members_in_order_and_refuses_a_repeated_key() {
+        let text = r#"{"z":1,"a":{"y":[true,null,"\u00e9\n",[]],"b":2.5,"c":-7,"d":1e300}}"#;
+        let raw: RawJson = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            raw.as_str(),
+            "{\"z\":1,\"a\":{\"y\":[true,null,\"\u{e9}\\n\",[]],\"b\":2.5,\"c\":-7,\"d\":1e+300}}"
+        );
+        let repeated = serde_json::from_str::<RawJson>(r#"{"a":1,"a":2}"#).unwrap_err();
+        assert!(
+            alloc::format!("{repeated}").contains("a key repeated in one object"),
+            "{repeated}"
+        );
     }
 
     #[test]
