@@ -5,6 +5,7 @@
 //! 3. Endless lines: without a newline, the reader holds less than the limit and refuses
 //!    the line in the read that reaches the limit.
 //! 4. Round trip: a parsed message encodes to one line that parses to the same message.
+//! 5. Through serde: raw JSON read by any serde deserializer is the text it came from.
 
 #![allow(
     clippy::unwrap_used,
@@ -16,7 +17,7 @@
 use mcp_sansio::fuzzing::{expected_items, read_in_pieces, Item};
 use mcp_sansio::{
     encode_frame, parse_frame, Error, FrameReader, Framed, Limits, Message, Outcome,
-    ProtocolViolation, RequestId,
+    ProtocolViolation, RawJson, RequestId,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -247,5 +248,24 @@ proptest! {
                 prop_assert_eq!(&serde_json::from_str::<Value>(result.as_str()).unwrap(), &message["result"]);
             }
         }
+    }
+}
+
+proptest! {
+    #[test]
+    fn raw_json_read_through_serde_is_the_text_it_came_from(value in json_value()) {
+        let text = serde_json::to_string(&value).unwrap();
+        let Ok(parsed) = RawJson::parse(&text, &Limits::default()) else {
+            // Past the crate's rules (nesting); serde must refuse it too.
+            prop_assert!(serde_json::from_str::<RawJson>(&text).is_err());
+            return Ok(());
+        };
+        let read: RawJson = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(read.as_str(), parsed.as_str());
+        // From serde_json's own tree (members sorted, as that tree holds them), and back out.
+        let from_tree: RawJson = serde_json::from_value(value.clone()).unwrap();
+        prop_assert_eq!(&from_tree, &parsed);
+        let written = serde_json::to_string(&parsed).unwrap();
+        prop_assert_eq!(serde_json::from_str::<RawJson>(&written).unwrap(), parsed);
     }
 }
