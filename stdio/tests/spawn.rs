@@ -16,10 +16,35 @@ fn config() -> Config {
 #[test]
 fn a_program_that_cannot_start_is_a_spawn_error() {
     let command = ServerCommand::new("/nonexistent/mcp-server");
-    match StdioClient::spawn(&command, config()) {
-        Err(StdioError::Spawn(e)) => assert_eq!(e.kind(), std::io::ErrorKind::NotFound),
+    let error = match StdioClient::spawn(&command, config()) {
+        Err(error @ StdioError::Spawn(_)) => error,
         other => panic!("{other:?}"),
+    };
+    let StdioError::Spawn(cause) = &error else {
+        unreachable!()
+    };
+    assert_eq!(cause.kind(), std::io::ErrorKind::NotFound);
+    // Printed as a chain, each part once: this crate's sentence, then the system's.
+    let mut chain = vec![error.to_string()];
+    let mut source = std::error::Error::source(&error);
+    while let Some(next) = source {
+        chain.push(next.to_string());
+        source = next.source();
     }
+    assert_eq!(chain[0], "the server could not be started");
+    assert_eq!(chain[1], cause.to_string());
+    assert_eq!(chain.len(), 2, "{chain:?}");
+}
+
+#[test]
+fn an_error_of_the_core_reads_as_the_core_s_own() {
+    let error = StdioError::from(Error::Closed);
+    assert_eq!(error.to_string(), Error::Closed.to_string());
+    assert!(std::error::Error::source(&error).is_none());
+    assert_eq!(
+        StdioError::Stopped.to_string(),
+        "the application stopped waiting for the server"
+    );
 }
 
 #[test]

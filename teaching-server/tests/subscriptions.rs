@@ -218,3 +218,30 @@ fn over_http_the_server_s_end_of_a_subscription_ends_it_and_strays_are_not_heard
     assert_eq!(served.calls().len(), 3);
     client.close();
 }
+
+#[test]
+fn a_stdio_client_waits_for_what_arrives_and_no_longer_than_it_is_told() {
+    let server = Server::new("wait-events");
+    let mut client = started(&server, "normal", ProtocolChoice::Auto);
+    // Nothing comes: nothing, once the time is up.
+    assert!(client
+        .wait_events(std::time::Duration::from_millis(50))
+        .unwrap()
+        .is_empty());
+    // A call queued on the core and not awaited: its end is an event, and the wait sends
+    // the call and brings its answer.
+    let now = client.now();
+    let op = client
+        .client()
+        .call_tool("word_count", &words(), now)
+        .unwrap();
+    let events = client.wait_events(SLACK).unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Finished { op: done, outcome: Ok(_) } if *done == op.id())),
+        "{events:?}"
+    );
+    assert_eq!(server.calls().len(), 1);
+    client.close(SLACK).unwrap();
+}
