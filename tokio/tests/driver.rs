@@ -274,6 +274,10 @@ async fn a_token_has_nowhere_to_go_over_a_byte_stream() {
     let token = mcp_sansio::auth::Token::bearer("t1").unwrap();
     let refused = handle.set_authorization(Some(token)).await;
     assert!(matches!(refused, Err(AsyncError::NotHttp)), "{refused:?}");
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "the connection is not over HTTP, where a token would go"
+    );
     handle.close().await.unwrap();
 }
 
@@ -298,11 +302,24 @@ async fn a_bad_url_or_header_is_refused_before_anything_is_sent_and_no_server_is
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let refused = mcp_sansio_tokio::connect_http(&url, &[], config()).await;
+    let unreachable = mcp_sansio_tokio::connect_http(&url, &[], config()).await;
     assert!(
-        matches!(refused, Err(AsyncError::Unreachable(_))),
-        "{refused:?}"
+        matches!(unreachable, Err(AsyncError::Unreachable(_))),
+        "{unreachable:?}"
     );
+    // Each reads as one sentence saying what was wrong, with the detail after it.
+    for (error, opening) in [
+        (
+            mcp_sansio_tokio::connect_http("ftp://127.0.0.1/mcp", &[], config()).await,
+            "the server's address is invalid: ",
+        ),
+        (refused, "a header is invalid: "),
+        (unreachable, "the server could not be reached: "),
+    ] {
+        let sentence = error.err().unwrap().to_string();
+        assert!(sentence.starts_with(opening), "{sentence}");
+        assert!(sentence.len() > opening.len(), "{sentence}");
+    }
 }
 
 #[tokio::test(start_paused = true)]
