@@ -20,19 +20,35 @@ use mcp_sansio_http::oauth::{AuthorizeError, Authorizer};
 /// What the server answers at a path: a status and a body.
 type Script = HashMap<String, (u16, String)>;
 
+/// What was posted to the server: each path and its body, in order.
+type Posted = Arc<Mutex<Vec<(String, String)>>>;
+
 /// Serves `script` (anything else: 404); the base URL, and the paths asked for in order.
 fn serve(script: impl Fn(&str) -> Script + Send + 'static) -> (String, Arc<Mutex<Vec<String>>>) {
+    let (base, asked, _) = serve_posted(script);
+    (base, asked)
+}
+
+/// As [`serve`], and what was posted.
+fn serve_posted(
+    script: impl Fn(&str) -> Script + Send + 'static,
+) -> (String, Arc<Mutex<Vec<String>>>, Posted) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let script = script(&base);
     let asked = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&asked);
+    let posted = Posted::default();
+    let (log, bodies) = (Arc::clone(&asked), Arc::clone(&posted));
     thread::spawn(move || {
         for conn in listener.incoming() {
             let mut conn = conn.unwrap();
             let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let (_, path, _) = read_request(&mut reader).unwrap();
+            let (method, path, body) = read_request(&mut reader).unwrap();
             log.lock().unwrap().push(path.clone());
+            if method == "POST" {
+                let body = String::from_utf8(body).unwrap();
+                bodies.lock().unwrap().push((path.clone(), body));
+            }
             let (status, body) = script
                 .get(&path)
                 .cloned()
@@ -51,7 +67,7 @@ fn serve(script: impl Fn(&str) -> Script + Send + 'static) -> (String, Arc<Mutex
             .unwrap();
         }
     });
-    (base, asked)
+    (base, asked, posted)
 }
 
 fn resource(base: &str, resource: &str) -> String {
@@ -281,4 +297,91 @@ fn a_client_metadata_document_is_the_client_id_where_the_server_takes_one() {
             "{bad}: {refused:?}"
         );
     }
+}
+
+#[test]
+fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent() {
+    use mcp_sansio_http::oauth::ClientIdentity;
+    let (base, asked, posted) = serve_posted(|base| {
+        let metadata = server(base).replace(
+            r#""code_challenge_methods_supported""#,
+            &format!(
+                r#""registration_endpoint":"{base}/t1/register","code_challenge_methods_supported""#
+            ),
+        );
+        Script::from([
+            (
+                "/.well-known/oauth-protected-resource/mcp".into(),
+                (200, resource(base, &format!("{base}/mcp"))),
+            ),
+            (
+                "/.well-known/oauth-authorization-server/t1".into(),
+                (200, metadata),
+            ),
+            (
+                "/t1/register".into(),
+                (201, r#"{"client_id":"registered-1","client_secret":"s3"}"#.into()),
+            ),
+            (
+                "/t1/token".into(),
+                (
+                    200,
+                    r#"{"access_token":"tok-1","token_type":"Bearer","expires_in":60,"refresh_token":"r-1"}"#
+                        .into(),
+                ),
+            ),
+        ])
+    });
+    let identity = ClientIdentity {
+        client_id: None,
+        metadata_document: None,
+        client_name: "app",
+        redirect_uri: "http://127.0.0.1:1/cb",
+    };
+    let mut sent_to = String::new();
+    let authorized = Authorizer::new(&Limits::default())
+        .authorize(&format!("{base}/mcp"), None, identity, |url| {
+            sent_to = url.to_owned();
+            let state = url
+                .split("state=")
+                .nth(1)
+                .unwrap()
+                .split('&')
+                .next()
+                .unwrap();
+            Ok(format!("http://127.0.0.1:1/cb?code=c0de&state={state}"))
+        })
+        .unwrap();
+    assert_eq!(authorized.token.access_token, "tok-1");
+    assert_eq!(authorized.token.refresh_token.as_deref(), Some("r-1"));
+    assert_eq!(authorized.client_id, "registered-1");
+    assert_eq!(authorized.client_secret.as_deref(), Some("s3"));
+    // The browser went to the authorization endpoint with a PKCE challenge for this resource.
+    assert!(
+        sent_to.starts_with(&format!("{base}/t1/authorize?")),
+        "{sent_to}"
+    );
+    assert!(sent_to.contains("code_challenge_method=S256"), "{sent_to}");
+    // The code came back to the token endpoint with its verifier, for the same resource.
+    assert_eq!(
+        asked.lock().unwrap().last().map(String::as_str),
+        Some("/t1/token")
+    );
+    let posted = posted.lock().unwrap();
+    let (path, body) = posted.last().unwrap();
+    assert_eq!(path, "/t1/token");
+    let form: HashMap<&str, &str> = body.split('&').filter_map(|p| p.split_once('=')).collect();
+    assert_eq!(form.get("grant_type"), Some(&"authorization_code"));
+    assert_eq!(form.get("code"), Some(&"c0de"));
+    assert_eq!(form.get("client_id"), Some(&"registered-1"));
+    let verifier = form.get("code_verifier").unwrap();
+    assert!((43..=128).contains(&verifier.len()), "{verifier}");
+    let resource = format!("{base}/mcp")
+        .replace(':', "%3A")
+        .replace('/', "%2F");
+    assert_eq!(form.get("resource"), Some(&resource.as_str()));
+    assert!(
+        sent_to.contains(&format!("resource={resource}")),
+        "{sent_to}"
+    );
 }
