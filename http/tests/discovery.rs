@@ -80,6 +80,33 @@ fn server(base: &str) -> String {
     )
 }
 
+/// The `state` the authorization URL `url` carries, for the browser's return.
+fn state(url: &str) -> &str {
+    url.split("state=")
+        .nth(1)
+        .and_then(|rest| rest.split('&').next())
+        .unwrap()
+}
+
+/// What discovery reads for `{base}/mcp`: its resource's metadata, and its authorization
+/// server's with `members` added (JSON object members, each ending in a comma).
+fn discoverable(base: &str, members: &str) -> Script {
+    let metadata = server(base).replace(
+        r#""code_challenge_methods_supported""#,
+        &format!(r#"{members}"code_challenge_methods_supported""#),
+    );
+    Script::from([
+        (
+            "/.well-known/oauth-protected-resource/mcp".into(),
+            (200, resource(base, &format!("{base}/mcp"))),
+        ),
+        (
+            "/.well-known/oauth-authorization-server/t1".into(),
+            (200, metadata),
+        ),
+    ])
+}
+
 #[test]
 fn without_a_challenge_url_the_well_known_uris_are_tried_in_the_spec_s_order() {
     let (base, asked) = serve(|base| {
@@ -202,26 +229,17 @@ fn a_client_metadata_document_is_the_client_id_where_the_server_takes_one() {
     };
     for (supported, registers) in [(true, false), (false, true)] {
         let (base, asked) = serve(move |base| {
-            let metadata = server(base).replace(
-                r#""code_challenge_methods_supported""#,
+            let mut script = discoverable(
+                base,
                 &format!(
-                    r#""client_id_metadata_document_supported":{supported},"registration_endpoint":"{base}/t1/register","code_challenge_methods_supported""#
+                    r#""client_id_metadata_document_supported":{supported},"registration_endpoint":"{base}/t1/register","#
                 ),
             );
-            Script::from([
-                (
-                    "/.well-known/oauth-protected-resource/mcp".into(),
-                    (200, resource(base, &format!("{base}/mcp"))),
-                ),
-                (
-                    "/.well-known/oauth-authorization-server/t1".into(),
-                    (200, metadata),
-                ),
-                (
-                    "/t1/register".into(),
-                    (201, r#"{"client_id":"registered-1"}"#.into()),
-                ),
-            ])
+            script.insert(
+                "/t1/register".into(),
+                (201, r#"{"client_id":"registered-1"}"#.into()),
+            );
+            script
         });
         let mut seen = String::new();
         let outcome = Authorizer::new(&Limits::default()).authorize(
@@ -230,15 +248,9 @@ fn a_client_metadata_document_is_the_client_id_where_the_server_takes_one() {
             identity,
             |url| {
                 seen = url.to_owned();
-                let state = url
-                    .split("state=")
-                    .nth(1)
-                    .unwrap()
-                    .split('&')
-                    .next()
-                    .unwrap();
                 Ok(format!(
-                    "http://127.0.0.1:1/cb?error=access_denied&state={state}"
+                    "http://127.0.0.1:1/cb?error=access_denied&state={}",
+                    state(url)
                 ))
             },
         );
@@ -261,22 +273,8 @@ fn a_client_metadata_document_is_the_client_id_where_the_server_takes_one() {
         );
     }
     // A document's URL that is not https with a path is not sent.
-    let (base, _) = serve(|base| {
-        let metadata = server(base).replace(
-            r#""code_challenge_methods_supported""#,
-            r#""client_id_metadata_document_supported":true,"code_challenge_methods_supported""#,
-        );
-        Script::from([
-            (
-                "/.well-known/oauth-protected-resource/mcp".into(),
-                (200, resource(base, &format!("{base}/mcp"))),
-            ),
-            (
-                "/.well-known/oauth-authorization-server/t1".into(),
-                (200, metadata),
-            ),
-        ])
-    });
+    let (base, _) =
+        serve(|base| discoverable(base, r#""client_id_metadata_document_supported":true,"#));
     for bad in [
         "http://app.example/client.json",
         "https://app.example",
@@ -303,34 +301,26 @@ fn a_client_metadata_document_is_the_client_id_where_the_server_takes_one() {
 fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent() {
     use mcp_sansio_http::oauth::ClientIdentity;
     let (base, asked, posted) = serve_posted(|base| {
-        let metadata = server(base).replace(
-            r#""code_challenge_methods_supported""#,
-            &format!(
-                r#""registration_endpoint":"{base}/t1/register","code_challenge_methods_supported""#
+        let mut script = discoverable(
+            base,
+            &format!(r#""registration_endpoint":"{base}/t1/register","#),
+        );
+        script.insert(
+            "/t1/register".into(),
+            (
+                201,
+                r#"{"client_id":"registered-1","client_secret":"s3"}"#.into(),
             ),
         );
-        Script::from([
+        script.insert(
+            "/t1/token".into(),
             (
-                "/.well-known/oauth-protected-resource/mcp".into(),
-                (200, resource(base, &format!("{base}/mcp"))),
+                200,
+                r#"{"access_token":"tok-1","token_type":"Bearer","expires_in":60,"refresh_token":"r-1"}"#
+                    .into(),
             ),
-            (
-                "/.well-known/oauth-authorization-server/t1".into(),
-                (200, metadata),
-            ),
-            (
-                "/t1/register".into(),
-                (201, r#"{"client_id":"registered-1","client_secret":"s3"}"#.into()),
-            ),
-            (
-                "/t1/token".into(),
-                (
-                    200,
-                    r#"{"access_token":"tok-1","token_type":"Bearer","expires_in":60,"refresh_token":"r-1"}"#
-                        .into(),
-                ),
-            ),
-        ])
+        );
+        script
     });
     let identity = ClientIdentity {
         client_id: None,
@@ -342,14 +332,10 @@ fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent()
     let authorized = Authorizer::new(&Limits::default())
         .authorize(&format!("{base}/mcp"), None, identity, |url| {
             sent_to = url.to_owned();
-            let state = url
-                .split("state=")
-                .nth(1)
-                .unwrap()
-                .split('&')
-                .next()
-                .unwrap();
-            Ok(format!("http://127.0.0.1:1/cb?code=c0de&state={state}"))
+            Ok(format!(
+                "http://127.0.0.1:1/cb?code=c0de&state={}",
+                state(url)
+            ))
         })
         .unwrap();
     assert_eq!(authorized.token.access_token, "tok-1");
