@@ -767,6 +767,27 @@ fn resource_and_prompt_listings_are_bounded_across_pages_and_read_strictly() {
 }
 
 #[test]
+fn an_op_takes_only_its_own_end_and_gives_any_other_event_back_unchanged() {
+    let mut pair = Pair::connected_legacy(&["word_count"], TOOLS_ONLY);
+    pair.list(TOOLS);
+    let (first, first_id) = pair.call("word_count", r#"{"text":"a b"}"#);
+    let (second, second_id) = pair.call("word_count", r#"{"text":"c"}"#);
+    pair.reply(&text_reply(second_id, "1"));
+    pair.reply(&text_reply(first_id, "2"));
+    let second_end = Event::Finished {
+        op: second.id(),
+        outcome: pair.finished_any(second.id()),
+    };
+    // Another operation's end, and an event that is no end, come back as they were.
+    assert_eq!(first.finished(second_end.clone()), Err(second_end.clone()));
+    let other = Event::Notification(ServerNotification::ListChanged(ListKind::Tools));
+    assert_eq!(first.finished(other.clone()), Err(other));
+    // Its own end, typed.
+    assert_eq!(second.finished(second_end).unwrap().unwrap().text(), "1");
+    assert_eq!(pair.finished(first).unwrap().text(), "2");
+}
+
+#[test]
 fn requests_in_flight_are_bounded() {
     let mut config = Pair::config(ProtocolChoice::Stateful, &["word_count"]);
     config.limits.requests_in_flight = 2;
