@@ -173,8 +173,9 @@ impl<'de> Visitor<'de> for Transcribe<'_> {
         self.visit_unit()
     }
 
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
+    fn visit_some<D: Deserializer<'de>>(mut self, deserializer: D) -> Result<(), D::Error> {
+        // A level too: a format that nests options without end is bounded as arrays are.
+        deserializer.deserialize_any(self.inner()?)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
@@ -310,6 +311,32 @@ mod tests {
         assert!(
             alloc::format!("{repeated}").contains("a key repeated in one object"),
             "{repeated}"
+        );
+    }
+
+    /// A deserializer of options nested without end, as a format other than JSON could give.
+    struct Endless;
+
+    impl<'de> Deserializer<'de> for Endless {
+        type Error = serde::de::value::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            visitor.visit_some(Endless)
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+            enum identifier ignored_any
+        }
+    }
+
+    #[test]
+    fn options_nested_without_end_are_refused_at_the_nesting_bound() {
+        let refused = <RawJson as Deserialize>::deserialize(Endless).unwrap_err();
+        assert!(
+            alloc::format!("{refused}").contains("nesting deeper than the limit of 64"),
+            "{refused}"
         );
     }
 
