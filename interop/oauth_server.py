@@ -11,9 +11,15 @@ without the `words` scope gets its 403. The SDK checks PKCE at `/token` and, wit
 The user is a robot: `/authorize` approves at once and redirects with the code (the SDK
 itself refuses, by the redirect, a scope the client was not registered for). Every decision is appended to LOG as one JSON line
 (`{"step": ..., ...}`), the witness of what reached the authorization server.
+
+With `OAUTH_CLIENT_AUTH` set to `client_secret_basic` or `client_secret_post`, every client
+is registered as a confidential one authenticating that way, whatever it asked for, as
+RFC 7591 lets a server decide: the registration answers with a secret and the method, and
+the SDK's token endpoint then takes the client only with its secret sent that way.
 """
 
 import json
+import os
 import secrets
 import sys
 import time
@@ -32,6 +38,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 PORT = int(sys.argv[1])
 LOG = sys.argv[2]
 BASE = f"http://127.0.0.1:{PORT}"
+CLIENT_AUTH = os.environ.get("OAUTH_CLIENT_AUTH")
 
 
 def log(step, **fields):
@@ -52,6 +59,10 @@ class RobotProvider:
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull):
+        if CLIENT_AUTH:
+            client_info.token_endpoint_auth_method = CLIENT_AUTH
+            client_info.client_secret = secrets.token_hex(16)
+            client_info.client_secret_expires_at = 0
         self.clients[client_info.client_id] = client_info
         log("register", client_name=client_info.client_name,
             redirect_uris=[str(u) for u in client_info.redirect_uris or []],

@@ -12,7 +12,7 @@
 use mcp_sansio::auth::{
     read_redirect, registration_request, resource_metadata_urls, scope_to_request,
     server_metadata_urls, AuthError, AuthorizationRequest, Challenge, Pkce, Registration,
-    ResourceMetadata, ServerMetadata, Token, TokenRequest,
+    ResourceMetadata, ServerMetadata, Token, TokenAuth, TokenRequest,
 };
 use mcp_sansio::Limits;
 
@@ -542,13 +542,111 @@ fn token_requests_carry_the_verifier_and_the_resource() {
             pkce.verifier()
         )
     );
-    let body = TokenRequest::refresh("r=1", Some("a b"), "id-1", "https://example.com/mcp")
-        .client_secret(Some("s3"))
-        .body();
+    let refresh = TokenRequest::refresh("r=1", Some("a b"), "id-1", "https://example.com/mcp");
+    let posted = refresh
+        .clone()
+        .client_secret(Some("s3"), TokenAuth::SecretPost);
     assert_eq!(
-        body,
+        posted.body(),
         "grant_type=refresh_token&refresh_token=r%3D1&scope=a%20b&client_id=id-1\
          &client_secret=s3&resource=https%3A%2F%2Fexample.com%2Fmcp"
+    );
+    assert_eq!(posted.authorization(), None);
+    // Basic: the secret leaves the body for the header; a public client sends it nowhere.
+    let without_secret = "grant_type=refresh_token&refresh_token=r%3D1&scope=a%20b&client_id=id-1\
+                          &resource=https%3A%2F%2Fexample.com%2Fmcp";
+    let basic = refresh
+        .clone()
+        .client_secret(Some("s3"), TokenAuth::SecretBasic);
+    assert_eq!(basic.body(), without_secret);
+    assert_eq!(basic.authorization().as_deref(), Some("Basic aWQtMTpzMw=="));
+    let public = refresh.client_secret(Some("s3"), TokenAuth::None);
+    assert_eq!(public.body(), without_secret);
+    assert_eq!(public.authorization(), None);
+}
+
+#[test]
+fn client_secret_basic_is_rfc_6749_s_header_with_both_parts_form_encoded() {
+    let pkce = Pkce::from_random(&[7; 32]);
+    let code = |client_id, secret| {
+        TokenRequest::authorization_code("c", "http://127.0.0.1/cb", &pkce, client_id, "r")
+            .client_secret(Some(secret), TokenAuth::SecretBasic)
+            .authorization()
+            .unwrap()
+    };
+    // RFC 6749, section 2.3.1's own example.
+    assert_eq!(
+        code("s6BhdRkqt3", "gX1fBat3bV"),
+        "Basic czZCaGRSa3F0MzpnWDFmQmF0M2JW"
+    );
+    // A colon, a space, a plus and a letter beyond ASCII are encoded before base64, so the
+    // server splits id from secret at the right colon: "a%3Ab:p%20w%2B%C3%A9".
+    assert_eq!(code("a:b", "p w+é"), "Basic YSUzQWI6cCUyMHclMkIlQzMlQTk=");
+    // What a request prints names neither the secret nor the code's verifier.
+    let request = TokenRequest::authorization_code("c0de", "u", &pkce, "id", "r")
+        .client_secret(Some("hunter2"), TokenAuth::SecretBasic);
+    let printed = format!("{request:?}");
+    for secret in ["hunter2", "c0de", pkce.verifier()] {
+        assert!(!printed.contains(secret), "{printed}");
+    }
+    assert!(printed.contains("SecretBasic"), "{printed}");
+}
+
+#[test]
+fn a_registration_says_how_the_token_endpoint_takes_the_client() {
+    let read = |body: &str| Registration::parse(body.as_bytes(), &limits());
+    let method = |body: &str| read(body).map(|r| r.token_auth);
+    // As the server registered it, whatever was asked.
+    for (named, expected) in [
+        ("none", TokenAuth::None),
+        ("client_secret_post", TokenAuth::SecretPost),
+        ("client_secret_basic", TokenAuth::SecretBasic),
+    ] {
+        let body = format!(
+            r#"{{"client_id":"c1","client_secret":"shh","token_endpoint_auth_method":"{named}"}}"#
+        );
+        assert_eq!(method(&body), Ok(expected), "{named}");
+        assert_eq!(expected.as_str(), named);
+    }
+    // Unnamed: RFC 7591's default, client_secret_basic, where there is a secret.
+    assert_eq!(
+        method(r#"{"client_id":"c1","client_secret":"shh"}"#),
+        Ok(TokenAuth::SecretBasic)
+    );
+    assert_eq!(method(r#"{"client_id":"c1"}"#), Ok(TokenAuth::None));
+    assert_eq!(
+        method(r#"{"client_id":"c1","token_endpoint_auth_method":"none"}"#),
+        Ok(TokenAuth::None)
+    );
+    // A method this client does not have is named; a secret method with no secret, and a
+    // method that is not a string, are the document's fault.
+    let refused = method(
+        r#"{"client_id":"c1","client_secret":"k","token_endpoint_auth_method":"private_key_jwt"}"#,
+    );
+    assert_eq!(
+        refused,
+        Err(AuthError::UnsupportedClientAuth(
+            "private_key_jwt".to_owned()
+        ))
+    );
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "the authorization server registered the client to authenticate by \"private_key_jwt\", \
+         which this client cannot do"
+    );
+    let invalid = |member| {
+        Err(AuthError::Invalid {
+            document: "client registration",
+            member,
+        })
+    };
+    for named in ["client_secret_post", "client_secret_basic"] {
+        let body = format!(r#"{{"client_id":"c1","token_endpoint_auth_method":"{named}"}}"#);
+        assert_eq!(method(&body), invalid("client_secret"), "{named}");
+    }
+    assert_eq!(
+        method(r#"{"client_id":"c1","token_endpoint_auth_method":1}"#),
+        invalid("token_endpoint_auth_method")
     );
 }
 

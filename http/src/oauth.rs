@@ -53,7 +53,7 @@ use std::fmt;
 use mcp_sansio::auth::{
     read_redirect, registration_request, resource_metadata_urls, scope_to_request,
     server_metadata_urls, AuthError, AuthorizationRequest, Challenge, Pkce, Registration,
-    ResourceMetadata, ServerMetadata, Token, TokenRequest,
+    ResourceMetadata, ServerMetadata, Token, TokenAuth, TokenRequest,
 };
 use mcp_sansio::Limits;
 
@@ -177,6 +177,9 @@ pub struct Authorized {
     pub client_id: String,
     /// The client secret a registration gave, if any.
     pub client_secret: Option<String>,
+    /// How the token endpoint takes the client, to send the secret the same way in a
+    /// refresh ([`TokenRequest::client_secret`]).
+    pub token_auth: TokenAuth,
     /// The metadata found, to keep for a refresh.
     pub discovered: Discovered,
 }
@@ -188,6 +191,7 @@ impl fmt::Debug for Authorized {
             .field("token", &self.token)
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
+            .field("token_auth", &self.token_auth)
             .field("discovered", &self.discovered)
             .finish()
     }
@@ -217,11 +221,25 @@ impl Authorizer {
         url: &str,
         body: Option<(&str, &[u8])>,
     ) -> Result<Fetched, AuthorizeError> {
+        self.send(method, url, body, None)
+    }
+
+    /// [`fetch`](Self::fetch), with an `Authorization` header if given.
+    fn send(
+        &self,
+        method: &str,
+        url: &str,
+        body: Option<(&str, &[u8])>,
+        authorization: Option<&str>,
+    ) -> Result<Fetched, AuthorizeError> {
         let target = wire::Target::new(url, self.limits.reply_head_bytes, 0)
             .map_err(|e| AuthorizeError::Unreachable(e.to_string()))?;
         let mut headers = vec![("Accept", "application/json")];
         if let Some((content_type, _)) = body {
             headers.push(("Content-Type", content_type));
+        }
+        if let Some(value) = authorization {
+            headers.push(("Authorization", value));
         }
         let limit = self.limits.frame_bytes;
         let mut head: Option<(u16, Fields)> = None;
@@ -314,16 +332,17 @@ impl Authorizer {
         Ok(Discovered { resource, server })
     }
 
-    /// `body` POSTed to `url` as `content_type`, its answer read by `parse`; an error
-    /// status with no OAuth error in its body is [`AuthorizeError::Status`].
+    /// `body` POSTed to `url` as `content_type`, with an `Authorization` header if given,
+    /// its answer read by `parse`; an error status with no OAuth error in its body is
+    /// [`AuthorizeError::Status`].
     fn post<T>(
         &self,
         url: &str,
-        content_type: &str,
-        body: &[u8],
+        (content_type, body): (&str, &[u8]),
+        authorization: Option<&str>,
         parse: impl Fn(&[u8], &Limits) -> Result<T, AuthError>,
     ) -> Result<T, AuthorizeError> {
-        let fetched = self.fetch("POST", url, Some((content_type, body)))?;
+        let fetched = self.send("POST", url, Some((content_type, body)), authorization)?;
         let parsed = parse(&fetched.body, &self.limits);
         if (200..300).contains(&fetched.status) {
             return Ok(parsed?);
@@ -353,10 +372,16 @@ impl Authorizer {
             .as_deref()
             .ok_or(AuthorizeError::NoClientId)?;
         let body = registration_request(client_name, &[redirect_uri]);
-        self.post(endpoint, "application/json", &body, Registration::parse)
+        self.post(
+            endpoint,
+            ("application/json", &body),
+            None,
+            Registration::parse,
+        )
     }
 
-    /// `request` at `server`'s token endpoint: a code exchanged, or a token refreshed.
+    /// `request` at `server`'s token endpoint: a code exchanged, or a token refreshed,
+    /// the client's secret sent as the request says ([`TokenRequest::client_secret`]).
     ///
     /// # Errors
     /// As the fetch and the answer go: [`AuthError::Refused`] with the server's OAuth error.
@@ -368,8 +393,8 @@ impl Authorizer {
         let body = request.body();
         self.post(
             &server.token_endpoint,
-            "application/x-www-form-urlencoded",
-            body.as_bytes(),
+            ("application/x-www-form-urlencoded", body.as_bytes()),
+            request.authorization().as_deref(),
             Token::parse,
         )
     }
@@ -392,13 +417,19 @@ impl Authorizer {
         let document = client
             .metadata_document
             .filter(|_| discovered.server.client_id_metadata_document_supported);
-        let (client_id, client_secret) = match (client.client_id, document) {
-            (Some(id), _) => (id.to_owned(), None),
-            (None, Some(url)) => (metadata_document(url)?, None),
+        let (client_id, client_secret, token_auth) = match (client.client_id, document) {
+            (Some(id), _) => (id.to_owned(), None, TokenAuth::None),
+            (None, Some(url)) => (metadata_document(url)?, None, TokenAuth::None),
             (None, None) => {
                 let registration =
                     self.register(&discovered.server, client.client_name, client.redirect_uri)?;
-                (registration.client_id, registration.client_secret)
+                let Registration {
+                    client_id,
+                    client_secret,
+                    token_auth,
+                    ..
+                } = registration;
+                (client_id, client_secret, token_auth)
             }
         };
         let (mut verifier, mut state) = ([0_u8; 32], [0_u8; 16]);
@@ -426,12 +457,13 @@ impl Authorizer {
             &client_id,
             resource,
         )
-        .client_secret(client_secret.as_deref());
+        .client_secret(client_secret.as_deref(), token_auth);
         let token = self.token(&discovered.server, &request)?;
         Ok(Authorized {
             token,
             client_id,
             client_secret,
+            token_auth,
             discovered,
         })
     }

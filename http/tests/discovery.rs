@@ -12,7 +12,7 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use common::read_request;
+use common::read_request_and_headers;
 use mcp_sansio::auth::{AuthError, Challenge};
 use mcp_sansio::Limits;
 use mcp_sansio_http::oauth::{AuthorizeError, Authorizer};
@@ -20,8 +20,9 @@ use mcp_sansio_http::oauth::{AuthorizeError, Authorizer};
 /// What the server answers at a path: a status and a body.
 type Script = HashMap<String, (u16, String)>;
 
-/// What was posted to the server: each path and its body, in order.
-type Posted = Arc<Mutex<Vec<(String, String)>>>;
+/// What was posted to the server: each path, its body and its `Authorization` header, in
+/// order.
+type Posted = Arc<Mutex<Vec<(String, String, Option<String>)>>>;
 
 /// Serves `script` (anything else: 404); the base URL, and the paths asked for in order.
 fn serve(script: impl Fn(&str) -> Script + Send + 'static) -> (String, Arc<Mutex<Vec<String>>>) {
@@ -43,11 +44,18 @@ fn serve_posted(
         for conn in listener.incoming() {
             let mut conn = conn.unwrap();
             let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let (method, path, body) = read_request(&mut reader).unwrap();
+            let (method, path, headers, body) = read_request_and_headers(&mut reader).unwrap();
             log.lock().unwrap().push(path.clone());
             if method == "POST" {
                 let body = String::from_utf8(body).unwrap();
-                bodies.lock().unwrap().push((path.clone(), body));
+                let authorization = headers
+                    .into_iter()
+                    .find(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+                    .map(|(_, value)| value);
+                bodies
+                    .lock()
+                    .unwrap()
+                    .push((path.clone(), body, authorization));
             }
             let (status, body) = script
                 .get(&path)
@@ -297,21 +305,30 @@ fn a_client_metadata_document_is_the_client_id_where_the_server_takes_one() {
     }
 }
 
-#[test]
-fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent() {
+/// A whole authorization against a scripted server.
+struct Run {
+    /// The server's base URL.
+    base: String,
+    /// What authorization ended with.
+    authorized: mcp_sansio_http::oauth::Authorized,
+    /// The URL the browser was sent to.
+    sent_to: String,
+    /// The paths asked for, in order.
+    asked: Vec<String>,
+    /// What was posted: path, body, `Authorization` header.
+    posted: Vec<(String, String, Option<String>)>,
+}
+
+/// A whole authorization against a scripted server whose registration endpoint answers
+/// `registration`.
+fn authorized_by(registration: String) -> Run {
     use mcp_sansio_http::oauth::ClientIdentity;
-    let (base, asked, posted) = serve_posted(|base| {
+    let (base, asked, posted) = serve_posted(move |base| {
         let mut script = discoverable(
             base,
             &format!(r#""registration_endpoint":"{base}/t1/register","#),
         );
-        script.insert(
-            "/t1/register".into(),
-            (
-                201,
-                r#"{"client_id":"registered-1","client_secret":"s3"}"#.into(),
-            ),
-        );
+        script.insert("/t1/register".into(), (201, registration.clone()));
         script.insert(
             "/t1/token".into(),
             (
@@ -338,6 +355,26 @@ fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent()
             ))
         })
         .unwrap();
+    let asked = asked.lock().unwrap().clone();
+    let posted = posted.lock().unwrap().clone();
+    Run {
+        base,
+        authorized,
+        sent_to,
+        asked,
+        posted,
+    }
+}
+
+#[test]
+fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent() {
+    let Run {
+        base,
+        authorized,
+        sent_to,
+        asked,
+        posted,
+    } = authorized_by(r#"{"client_id":"registered-1","client_secret":"s3"}"#.to_owned());
     assert_eq!(authorized.token.access_token, "tok-1");
     assert_eq!(authorized.token.refresh_token.as_deref(), Some("r-1"));
     assert_eq!(authorized.client_id, "registered-1");
@@ -349,12 +386,8 @@ fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent()
     );
     assert!(sent_to.contains("code_challenge_method=S256"), "{sent_to}");
     // The code came back to the token endpoint with its verifier, for the same resource.
-    assert_eq!(
-        asked.lock().unwrap().last().map(String::as_str),
-        Some("/t1/token")
-    );
-    let posted = posted.lock().unwrap();
-    let (path, body) = posted.last().unwrap();
+    assert_eq!(asked.last().map(String::as_str), Some("/t1/token"));
+    let (path, body, _) = posted.last().unwrap();
     assert_eq!(path, "/t1/token");
     let form: HashMap<&str, &str> = body.split('&').filter_map(|p| p.split_once('=')).collect();
     assert_eq!(form.get("grant_type"), Some(&"authorization_code"));
@@ -370,4 +403,51 @@ fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent()
         sent_to.contains(&format!("resource={resource}")),
         "{sent_to}"
     );
+}
+
+#[test]
+fn the_secret_goes_to_the_token_endpoint_as_the_registration_says() {
+    use mcp_sansio::auth::TokenAuth;
+    let with_secret = |method: &str| {
+        format!(
+            r#"{{"client_id":"registered-1","client_secret":"s3","token_endpoint_auth_method":"{method}"}}"#
+        )
+    };
+    for (registration, expected) in [
+        (with_secret("client_secret_basic"), TokenAuth::SecretBasic),
+        // Unnamed with a secret: RFC 7591's default.
+        (
+            r#"{"client_id":"registered-1","client_secret":"s3"}"#.to_owned(),
+            TokenAuth::SecretBasic,
+        ),
+        (with_secret("client_secret_post"), TokenAuth::SecretPost),
+        (
+            r#"{"client_id":"registered-1","token_endpoint_auth_method":"none"}"#.to_owned(),
+            TokenAuth::None,
+        ),
+    ] {
+        let in_body = expected == TokenAuth::SecretPost;
+        // client_id "registered-1", secret "s3": base64 of "registered-1:s3".
+        let header = (expected == TokenAuth::SecretBasic).then_some("Basic cmVnaXN0ZXJlZC0xOnMz");
+        let Run {
+            authorized, posted, ..
+        } = authorized_by(registration.clone());
+        assert_eq!(authorized.token_auth, expected, "{registration}");
+        // Only the token request may carry the secret, and only one way.
+        for (path, body, authorization) in &posted {
+            let at_token = path == "/t1/token";
+            assert_eq!(
+                body.contains("client_secret=s3"),
+                in_body && at_token,
+                "{path} {body}"
+            );
+            let sent = if at_token { header } else { None };
+            assert_eq!(authorization.as_deref(), sent, "{path}");
+            assert!(
+                body.contains("client_id=registered-1") || !at_token,
+                "{body}"
+            );
+        }
+        assert_eq!(posted.len(), 2, "{posted:?}");
+    }
 }

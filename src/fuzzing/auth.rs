@@ -6,7 +6,7 @@ use alloc::string::String;
 
 use crate::auth::{
     read_redirect, server_metadata_urls, AuthError, AuthorizationRequest, Challenge, Pkce,
-    Registration, ResourceMetadata, ServerMetadata, Token,
+    Registration, ResourceMetadata, ServerMetadata, Token, TokenAuth, TokenRequest,
 };
 use crate::Limits;
 
@@ -65,7 +65,7 @@ pub fn auth(data: &[u8]) {
         }
         4 => {
             if let Ok(registration) = Registration::parse(rest, &limits) {
-                let _ = registration.client_id.len();
+                secret_sent_one_way(&registration);
             }
         }
         5 => redirect_round_trip(&text),
@@ -77,6 +77,33 @@ pub fn auth(data: &[u8]) {
                 Err(_) => {}
             }
         }
+    }
+}
+
+/// A registration's token requests send its secret exactly one way: in the body for
+/// `client_secret_post`, in a `Basic` header for `client_secret_basic`, nowhere for `none`;
+/// and a method that sends one always has one.
+fn secret_sent_one_way(registration: &Registration) {
+    let secret = registration.client_secret.as_deref();
+    let auth = registration.token_auth;
+    assert!(auth == TokenAuth::None || secret.is_some(), "{auth:?}");
+    let request = TokenRequest::refresh("r", None, &registration.client_id, "https://a/mcp")
+        .client_secret(secret, auth);
+    let in_body = request
+        .body()
+        .split('&')
+        .any(|p| p.starts_with("client_secret="));
+    assert_eq!(in_body, auth == TokenAuth::SecretPost);
+    match request.authorization() {
+        Some(header) => {
+            assert_eq!(auth, TokenAuth::SecretBasic);
+            let encoded = header.strip_prefix("Basic ").unwrap_or_default();
+            assert!(!encoded.is_empty());
+            assert!(encoded
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')));
+        }
+        None => assert_ne!(auth, TokenAuth::SecretBasic),
     }
 }
 

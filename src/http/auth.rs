@@ -36,7 +36,7 @@ use core::fmt;
 use sha2::{Digest, Sha256};
 
 use super::endpoint::split_absolute;
-use super::headers::base64url;
+use super::headers::{base64, base64url};
 use crate::error::{JsonError, JsonErrorKind};
 use crate::json::scan::{Scanner, Scratch};
 use crate::json::view::Object;
@@ -321,6 +321,10 @@ pub enum AuthError {
     /// The token is not a bearer token (`token_type`), the only kind MCP sends, or holds
     /// bytes no header can carry.
     NotBearer(String),
+    /// The registration names a way for the client to prove itself at the token endpoint
+    /// (`token_endpoint_auth_method`) that this client does not have: `private_key_jwt`,
+    /// `tls_client_auth`, or one of the server's own.
+    UnsupportedClientAuth(String),
 }
 
 impl fmt::Display for AuthError {
@@ -374,6 +378,12 @@ impl fmt::Display for AuthError {
                     kind
                 )
             }
+            AuthError::UnsupportedClientAuth(method) => write!(
+                f,
+                "the authorization server registered the client to authenticate by {:?}, \
+                 which this client cannot do",
+                method
+            ),
         }
     }
 }
@@ -743,6 +753,32 @@ pub fn registration_request(client_name: &str, redirect_uris: &[&str]) -> Vec<u8
     out
 }
 
+/// How a client proves itself at the token endpoint: its `token_endpoint_auth_method`
+/// (RFC 7591, section 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TokenAuth {
+    /// `none`: a public client, which sends its `client_id` and nothing else.
+    None,
+    /// `client_secret_post`: the secret in the form body, as `client_secret`.
+    SecretPost,
+    /// `client_secret_basic`: the client id and secret in an `Authorization: Basic` header
+    /// (RFC 6749, section 2.3.1), which every authorization server that issues secrets must
+    /// take.
+    SecretBasic,
+}
+
+impl TokenAuth {
+    /// The method as RFC 7591 names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenAuth::None => "none",
+            TokenAuth::SecretPost => "client_secret_post",
+            TokenAuth::SecretBasic => "client_secret_basic",
+        }
+    }
+}
+
 /// What a registration endpoint gave the client (RFC 7591, section 3.2.1).
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -750,8 +786,13 @@ pub struct Registration {
     /// `client_id`.
     pub client_id: String,
     /// `client_secret`, if the server made the client a confidential one; sent with
-    /// [`TokenRequest::client_secret`].
+    /// [`TokenRequest::client_secret`], as `token_auth` says.
     pub client_secret: Option<String>,
+    /// How the token endpoint takes the client: the `token_endpoint_auth_method` the
+    /// server registered, which may not be the `none` asked for. Where the server names
+    /// none, `client_secret_basic` if it gave a secret (RFC 7591's default) and `none` if
+    /// not. Never a secret-sending method without `client_secret`.
+    pub token_auth: TokenAuth,
 }
 
 impl fmt::Debug for Registration {
@@ -760,6 +801,7 @@ impl fmt::Debug for Registration {
         f.debug_struct("Registration")
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
+            .field("token_auth", &self.token_auth)
             .finish()
     }
 }
@@ -771,14 +813,32 @@ impl Registration {
     /// (`{"error", "error_description"}`) as [`AuthError::Refused`].
     ///
     /// # Errors
-    /// [`AuthError`]: too long, not JSON, refused, or no `client_id`.
+    /// [`AuthError`]: too long, not JSON, refused, no `client_id`, a
+    /// `token_endpoint_auth_method` this client does not have
+    /// ([`AuthError::UnsupportedClientAuth`]), or one that sends a secret without a
+    /// `client_secret`.
     pub fn parse(body: &[u8], limits: &Limits) -> Result<Self, AuthError> {
         let document = Self::DOCUMENT;
         read_document(body, document, limits, |object| {
             refusal(object, document)?;
+            let client_secret = opt_string(object, "client_secret", document)?;
+            let member = "token_endpoint_auth_method";
+            let token_auth = match opt_string(object, member, document)?.as_deref() {
+                Some("none") => TokenAuth::None,
+                Some("client_secret_post") => TokenAuth::SecretPost,
+                Some("client_secret_basic") => TokenAuth::SecretBasic,
+                Some(other) => return Err(AuthError::UnsupportedClientAuth(String::from(other))),
+                None if client_secret.is_some() => TokenAuth::SecretBasic,
+                None => TokenAuth::None,
+            };
+            if token_auth != TokenAuth::None && client_secret.is_none() {
+                let member = "client_secret";
+                return Err(AuthError::Invalid { document, member });
+            }
             Ok(Registration {
                 client_id: string(object, "client_id", document)?,
-                client_secret: opt_string(object, "client_secret", document)?,
+                client_secret,
+                token_auth,
             })
         })
     }
@@ -984,16 +1044,35 @@ pub fn read_redirect(
 // ---- the token ----------------------------------------------------------------------------
 
 /// A request to the token endpoint: its body, `application/x-www-form-urlencoded`, from
-/// [`body`](Self::body). Each carries the `resource` (RFC 8707), as the spec requires.
-#[derive(Clone, Debug)]
+/// [`body`](Self::body), and for a client that authenticates with `client_secret_basic`
+/// its `Authorization` header, from [`authorization`](Self::authorization). Each carries
+/// the `resource` (RFC 8707), as the spec requires.
+#[derive(Clone)]
 pub struct TokenRequest<'a> {
     grant: Grant<'a>,
     client_id: &'a str,
     client_secret: Option<&'a str>,
+    token_auth: TokenAuth,
     resource: &'a str,
 }
 
-#[derive(Clone, Debug)]
+impl fmt::Debug for TokenRequest<'_> {
+    /// The code, the verifier, the refresh token and the secret are not printed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let grant = match self.grant {
+            Grant::Code { .. } => "authorization_code",
+            Grant::Refresh { .. } => "refresh_token",
+        };
+        f.debug_struct("TokenRequest")
+            .field("grant", &grant)
+            .field("client_id", &self.client_id)
+            .field("token_auth", &self.token_auth)
+            .field("resource", &self.resource)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Clone)]
 enum Grant<'a> {
     Code {
         code: &'a str,
@@ -1024,6 +1103,7 @@ impl<'a> TokenRequest<'a> {
             },
             client_id,
             client_secret: None,
+            token_auth: TokenAuth::None,
             resource,
         }
     }
@@ -1043,22 +1123,32 @@ impl<'a> TokenRequest<'a> {
             },
             client_id,
             client_secret: None,
+            token_auth: TokenAuth::None,
             resource,
         }
     }
 
-    /// The client's secret, for a confidential client (`client_secret_post`).
+    /// The client's secret, for a confidential client, sent as `token_auth` says
+    /// ([`Registration::token_auth`]): in the body, in the `Authorization` header, or, for
+    /// [`TokenAuth::None`], not at all.
     #[must_use]
-    pub fn client_secret(mut self, secret: Option<&'a str>) -> Self {
+    pub fn client_secret(mut self, secret: Option<&'a str>, token_auth: TokenAuth) -> Self {
         self.client_secret = secret;
+        self.token_auth = token_auth;
         self
     }
 
-    /// The form body to POST.
+    /// The secret, where `token_auth` is the way it is sent.
+    fn secret_sent(&self, token_auth: TokenAuth) -> Option<&'a str> {
+        self.client_secret.filter(|_| self.token_auth == token_auth)
+    }
+
+    /// The form body to POST. It names the `client_id` whatever the client authenticates
+    /// with, as some servers look the client up by it before reading the header.
     pub fn body(&self) -> String {
         let client = [
             ("client_id", Some(self.client_id)),
-            ("client_secret", self.client_secret),
+            ("client_secret", self.secret_sent(TokenAuth::SecretPost)),
             ("resource", Some(self.resource)),
         ];
         let mut pairs: Vec<(&str, Option<&str>)> = match self.grant {
@@ -1080,6 +1170,21 @@ impl<'a> TokenRequest<'a> {
         };
         pairs.extend(client);
         form(&pairs)
+    }
+
+    /// The `Authorization` header's value for a client that authenticates with
+    /// `client_secret_basic`: `Basic` and the base64 of the client id and secret, each
+    /// form-encoded first and joined by a colon (RFC 6749, section 2.3.1). `None` for any
+    /// other client.
+    pub fn authorization(&self) -> Option<String> {
+        let secret = self.secret_sent(TokenAuth::SecretBasic)?;
+        let mut pair = String::new();
+        percent_encode(self.client_id, &mut pair);
+        pair.push(':');
+        percent_encode(secret, &mut pair);
+        let mut value = String::from("Basic ");
+        base64(pair.as_bytes(), &mut value);
+        Some(value)
     }
 }
 

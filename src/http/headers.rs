@@ -40,7 +40,7 @@ pub fn header_value(value: &str) -> Cow<'_, str> {
 }
 
 /// Standard base64 with padding (RFC 4648, section 4).
-fn base64(bytes: &[u8], out: &mut String) {
+pub(crate) fn base64(bytes: &[u8], out: &mut String) {
     base64_with(
         b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
         true,

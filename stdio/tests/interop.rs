@@ -599,6 +599,11 @@ struct HttpPeer {
 impl HttpPeer {
     /// Starts `peer` over HTTP as `served` and waits until it accepts connections.
     fn start(peer: Peer, served: Served) -> HttpPeer {
+        HttpPeer::start_with(peer, served, &[])
+    }
+
+    /// [`start`](Self::start), with `env` set for the peer.
+    fn start_with(peer: Peer, served: Served, env: &[(&str, &str)]) -> HttpPeer {
         // A port the system just gave out and took back; the peer binds it right after.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -616,6 +621,8 @@ impl HttpPeer {
                 command.arg(mode).env("PORT", port.to_string());
             }
             Peer::Guarded => {
+                // A log left by an earlier run on the same port is not this peer's witness.
+                let _ = std::fs::remove_file(oauth_log(port));
                 command
                     .args(&argv[1..])
                     .arg(port.to_string())
@@ -638,6 +645,7 @@ impl HttpPeer {
             }
         }
         let child = command
+            .envs(env.iter().copied())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -1670,6 +1678,18 @@ fn oauth_log(port: u16) -> PathBuf {
     std::env::temp_dir().join(format!("mcp-sansio-oauth-{port}.jsonl"))
 }
 
+/// The OAuth peer's user, a robot: the browser opens `url`, the authorization server
+/// approves at once, and the browser is sent back to where the redirect says.
+fn robot_approves(
+    authorizer: &mcp_sansio_http::oauth::Authorizer,
+    url: &str,
+) -> Result<String, String> {
+    let fetched = authorizer
+        .fetch("GET", url, None)
+        .map_err(|e| e.to_string())?;
+    fetched.location.ok_or_else(|| String::from("no Location"))
+}
+
 /// The steps the OAuth peer logged, one JSON object each.
 fn oauth_steps(url: &str) -> Vec<serde_json::Value> {
     let port: u16 = url
@@ -1838,12 +1858,7 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
         client_id: Some(client_id),
         ..identity
     };
-    let robot = |url: &str| {
-        let fetched = authorizer
-            .fetch("GET", url, None)
-            .map_err(|e| e.to_string())?;
-        fetched.location.ok_or_else(|| String::from("no Location"))
-    };
+    let robot = |url: &str| robot_approves(&authorizer, url);
     match authorizer.authorize(&server.url, Some(&deny), known, robot) {
         Err(AuthorizeError::Auth(AuthError::Refused { error, description })) => {
             assert_eq!(error, "invalid_scope");
@@ -1897,6 +1912,68 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
         ],
         "the forged redirect's code was never exchanged"
     );
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_python_sdk_takes_a_confidential_client_s_secret_the_way_it_registered_it() {
+    use mcp_sansio::auth::{AuthError, TokenAuth, TokenRequest};
+    use mcp_sansio_http::oauth::{AuthorizeError, Authorizer, ClientIdentity};
+
+    for method in ["client_secret_basic", "client_secret_post"] {
+        // The server registers every client as confidential, authenticating by `method`,
+        // though the client asks to be a public one.
+        let env = [("OAUTH_CLIENT_AUTH", method)];
+        let server = HttpPeer::start_with(Peer::Guarded, Served::Events, &env);
+        let authorizer = Authorizer::new(&Limits::default());
+        let identity = ClientIdentity {
+            client_id: None,
+            metadata_document: None,
+            client_name: "mcp-sansio interop",
+            redirect_uri: "http://127.0.0.1:1/callback",
+        };
+        let authorized = authorizer
+            .authorize(&server.url, None, identity, |url| {
+                robot_approves(&authorizer, url)
+            })
+            .unwrap_or_else(|e| panic!("{method}: {e}"));
+        assert_eq!(authorized.token_auth.as_str(), method);
+        let secret = authorized.client_secret.as_deref().unwrap();
+        let mut client =
+            HttpClient::new(&server.url, config(Peer::Guarded, ProtocolChoice::Auto)).unwrap();
+        client.session().set_authorization(Some(&authorized.token));
+        client.connect().unwrap();
+        client.list_tools().unwrap();
+        client.close();
+
+        // A refresh takes the secret the same way; without it, the SDK refuses the client
+        // and the refresh token is not spent.
+        let refresh = authorized.token.refresh_token.clone().unwrap();
+        let resource = authorized.discovered.resource.resource.as_str();
+        let request = TokenRequest::refresh(&refresh, None, &authorized.client_id, resource);
+        let server_metadata = &authorized.discovered.server;
+        let unsent = request.clone().client_secret(Some(secret), TokenAuth::None);
+        match authorizer.token(server_metadata, &unsent) {
+            Err(AuthorizeError::Auth(AuthError::Refused { error, .. })) => {
+                assert_eq!(error, "invalid_client", "{method}");
+            }
+            other => panic!("{method}: {other:?}"),
+        }
+        let sent = request.client_secret(Some(secret), authorized.token_auth);
+        let renewed = authorizer.token(server_metadata, &sent).unwrap();
+        assert_ne!(renewed.access_token, authorized.token.access_token);
+
+        let steps = oauth_steps(&server.url);
+        let registered: Vec<_> = steps.iter().filter(|s| s["step"] == "register").collect();
+        assert_eq!(registered.len(), 1, "{steps:?}");
+        assert_eq!(registered[0]["auth_method"], method);
+        let issued: Vec<_> = steps
+            .iter()
+            .filter_map(|s| s["step"].as_str())
+            .filter(|step| ["token", "refresh"].contains(step))
+            .collect();
+        assert_eq!(issued, ["token", "refresh"], "{method}");
+    }
 }
 
 #[test]
