@@ -27,6 +27,7 @@
 //! {
 //!     let identity = ClientIdentity {
 //!         client_id: None, // registers itself
+//!         client_secret: None,
 //!         metadata_document: None,
 //!         client_name: "my host",
 //!         redirect_uri: "http://127.0.0.1:8765/callback", // where the host listens
@@ -156,6 +157,11 @@ pub struct Discovered {
 pub struct ClientIdentity<'a> {
     /// A client id the application has for this authorization server (pre-registered).
     pub client_id: Option<&'a str>,
+    /// The secret of that client, if the server registered it as a confidential one, and
+    /// how the server takes it ([`TokenAuth::SecretBasic`] where the application does not
+    /// know: every server that issues secrets must take that). Not used without
+    /// `client_id`.
+    pub client_secret: Option<(&'a str, TokenAuth)>,
     /// The `https` URL of the application's client metadata document, used as the client id
     /// where the authorization server says it takes one
     /// (`client_id_metadata_document_supported`).
@@ -175,7 +181,7 @@ pub struct Authorized {
     pub token: Token,
     /// The client id used, to keep for a refresh.
     pub client_id: String,
-    /// The client secret a registration gave, if any.
+    /// The client secret a registration gave, or the application's, if any.
     pub client_secret: Option<String>,
     /// How the token endpoint takes the client, to send the secret the same way in a
     /// refresh ([`TokenRequest::client_secret`]).
@@ -418,7 +424,10 @@ impl Authorizer {
             .metadata_document
             .filter(|_| discovered.server.client_id_metadata_document_supported);
         let (client_id, client_secret, token_auth) = match (client.client_id, document) {
-            (Some(id), _) => (id.to_owned(), None, TokenAuth::None),
+            (Some(id), _) => match client.client_secret {
+                Some((secret, token_auth)) => (id.to_owned(), Some(secret.to_owned()), token_auth),
+                None => (id.to_owned(), None, TokenAuth::None),
+            },
             (None, Some(url)) => (metadata_document(url)?, None, TokenAuth::None),
             (None, None) => {
                 let registration =

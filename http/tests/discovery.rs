@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use common::read_request_and_headers;
-use mcp_sansio::auth::{AuthError, Challenge};
+use mcp_sansio::auth::{AuthError, Challenge, TokenAuth};
 use mcp_sansio::Limits;
 use mcp_sansio_http::oauth::{AuthorizeError, Authorizer};
 
@@ -231,6 +231,7 @@ fn a_client_metadata_document_is_the_client_id_where_the_server_takes_one() {
     let document = "https://app.example/oauth/client.json";
     let identity = ClientIdentity {
         client_id: None,
+        client_secret: None,
         metadata_document: Some(document),
         client_name: "app",
         redirect_uri: "http://127.0.0.1:1/cb",
@@ -320,8 +321,9 @@ struct Run {
 }
 
 /// A whole authorization against a scripted server whose registration endpoint answers
-/// `registration`.
-fn authorized_by(registration: String) -> Run {
+/// `registration`, by a client that registers itself, or by the application's own `known`
+/// client (its id and secret).
+fn authorized_by(registration: String, known: Option<(&str, (&str, TokenAuth))>) -> Run {
     use mcp_sansio_http::oauth::ClientIdentity;
     let (base, asked, posted) = serve_posted(move |base| {
         let mut script = discoverable(
@@ -340,7 +342,8 @@ fn authorized_by(registration: String) -> Run {
         script
     });
     let identity = ClientIdentity {
-        client_id: None,
+        client_id: known.map(|(id, _)| id),
+        client_secret: known.map(|(_, secret)| secret),
         metadata_document: None,
         client_name: "app",
         redirect_uri: "http://127.0.0.1:1/cb",
@@ -374,7 +377,10 @@ fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent()
         sent_to,
         asked,
         posted,
-    } = authorized_by(r#"{"client_id":"registered-1","client_secret":"s3"}"#.to_owned());
+    } = authorized_by(
+        r#"{"client_id":"registered-1","client_secret":"s3"}"#.to_owned(),
+        None,
+    );
     assert_eq!(authorized.token.access_token, "tok-1");
     assert_eq!(authorized.token.refresh_token.as_deref(), Some("r-1"));
     assert_eq!(authorized.client_id, "registered-1");
@@ -407,7 +413,6 @@ fn a_whole_authorization_ends_with_the_token_for_the_code_and_verifier_it_sent()
 
 #[test]
 fn the_secret_goes_to_the_token_endpoint_as_the_registration_says() {
-    use mcp_sansio::auth::TokenAuth;
     let with_secret = |method: &str| {
         format!(
             r#"{{"client_id":"registered-1","client_secret":"s3","token_endpoint_auth_method":"{method}"}}"#
@@ -431,7 +436,7 @@ fn the_secret_goes_to_the_token_endpoint_as_the_registration_says() {
         let header = (expected == TokenAuth::SecretBasic).then_some("Basic cmVnaXN0ZXJlZC0xOnMz");
         let Run {
             authorized, posted, ..
-        } = authorized_by(registration.clone());
+        } = authorized_by(registration.clone(), None);
         assert_eq!(authorized.token_auth, expected, "{registration}");
         // Only the token request may carry the secret, and only one way.
         for (path, body, authorization) in &posted {
@@ -449,5 +454,29 @@ fn the_secret_goes_to_the_token_endpoint_as_the_registration_says() {
             );
         }
         assert_eq!(posted.len(), 2, "{posted:?}");
+    }
+}
+
+#[test]
+fn the_application_s_own_confidential_client_sends_its_secret_as_it_says() {
+    for (token_auth, in_body, header) in [
+        (TokenAuth::SecretBasic, false, Some("Basic YXBwLTE6aw==")),
+        (TokenAuth::SecretPost, true, None),
+        (TokenAuth::None, false, None),
+    ] {
+        let Run {
+            authorized, posted, ..
+        } = authorized_by(String::new(), Some(("app-1", ("k", token_auth))));
+        assert_eq!(authorized.client_id, "app-1");
+        assert_eq!(authorized.client_secret.as_deref(), Some("k"));
+        assert_eq!(authorized.token_auth, token_auth);
+        // Nothing registered: one POST, the token request, with the secret one way.
+        let [(path, body, authorization)] = posted.as_slice() else {
+            panic!("{posted:?}");
+        };
+        assert_eq!(path, "/t1/token");
+        assert!(body.contains("client_id=app-1"), "{body}");
+        assert_eq!(body.contains("client_secret=k"), in_body, "{body}");
+        assert_eq!(authorization.as_deref(), header, "{token_auth:?}");
     }
 }

@@ -1732,6 +1732,7 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
     let redirect_uri = "http://127.0.0.1:1/callback";
     let identity = ClientIdentity {
         client_id: None,
+        client_secret: None,
         metadata_document: None,
         client_name: "mcp-sansio interop",
         redirect_uri,
@@ -1856,6 +1857,7 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
     let client_id = authorized.client_id.as_str();
     let known = ClientIdentity {
         client_id: Some(client_id),
+        client_secret: None,
         ..identity
     };
     let robot = |url: &str| robot_approves(&authorizer, url);
@@ -1928,6 +1930,7 @@ fn the_python_sdk_takes_a_confidential_client_s_secret_the_way_it_registered_it(
         let authorizer = Authorizer::new(&Limits::default());
         let identity = ClientIdentity {
             client_id: None,
+            client_secret: None,
             metadata_document: None,
             client_name: "mcp-sansio interop",
             redirect_uri: "http://127.0.0.1:1/callback",
@@ -1963,6 +1966,30 @@ fn the_python_sdk_takes_a_confidential_client_s_secret_the_way_it_registered_it(
         let renewed = authorizer.token(server_metadata, &sent).unwrap();
         assert_ne!(renewed.access_token, authorized.token.access_token);
 
+        // The same client as the application's own, known before: its secret sent the way
+        // the server registered it is taken, the other way refused at the token endpoint.
+        let other = match authorized.token_auth {
+            TokenAuth::SecretBasic => TokenAuth::SecretPost,
+            _ => TokenAuth::SecretBasic,
+        };
+        for (token_auth, taken) in [(authorized.token_auth, true), (other, false)] {
+            let known = ClientIdentity {
+                client_id: Some(&authorized.client_id),
+                client_secret: Some((secret, token_auth)),
+                ..identity
+            };
+            let again = authorizer.authorize(&server.url, None, known, |url| {
+                robot_approves(&authorizer, url)
+            });
+            match again {
+                Ok(again) => assert!(taken, "{method} as {token_auth:?}: {again:?}"),
+                Err(AuthorizeError::Auth(AuthError::Refused { error, .. })) if !taken => {
+                    assert_eq!(error, "invalid_client", "{method} as {token_auth:?}");
+                }
+                Err(e) => panic!("{method} as {token_auth:?}: {e}"),
+            }
+        }
+
         let steps = oauth_steps(&server.url);
         let registered: Vec<_> = steps.iter().filter(|s| s["step"] == "register").collect();
         assert_eq!(registered.len(), 1, "{steps:?}");
@@ -1972,7 +1999,7 @@ fn the_python_sdk_takes_a_confidential_client_s_secret_the_way_it_registered_it(
             .filter_map(|s| s["step"].as_str())
             .filter(|step| ["token", "refresh"].contains(step))
             .collect();
-        assert_eq!(issued, ["token", "refresh"], "{method}");
+        assert_eq!(issued, ["token", "refresh", "token"], "{method}");
     }
 }
 

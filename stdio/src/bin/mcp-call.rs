@@ -730,6 +730,7 @@ mod oauth {
         let redirect_uri = format!("http://127.0.0.1:{port}/callback");
         let identity = ClientIdentity {
             client_id: cli.oauth_client_id.as_deref(),
+            client_secret: None,
             metadata_document: None,
             client_name: "mcp-call",
             redirect_uri: &redirect_uri,
