@@ -344,7 +344,8 @@ impl Authorizer {
     fn post<T>(
         &self,
         url: &str,
-        (content_type, body): (&str, &[u8]),
+        content_type: &str,
+        body: &[u8],
         authorization: Option<&str>,
         parse: impl Fn(&[u8], &Limits) -> Result<T, AuthError>,
     ) -> Result<T, AuthorizeError> {
@@ -380,7 +381,8 @@ impl Authorizer {
         let body = registration_request(client_name, &[redirect_uri]);
         self.post(
             endpoint,
-            ("application/json", &body),
+            "application/json",
+            &body,
             None,
             Registration::parse,
         )
@@ -399,7 +401,8 @@ impl Authorizer {
         let body = request.body();
         self.post(
             &server.token_endpoint,
-            ("application/x-www-form-urlencoded", body.as_bytes()),
+            "application/x-www-form-urlencoded",
+            body.as_bytes(),
             request.authorization().as_deref(),
             Token::parse,
         )
@@ -432,13 +435,11 @@ impl Authorizer {
             (None, None) => {
                 let registration =
                     self.register(&discovered.server, client.client_name, client.redirect_uri)?;
-                let Registration {
-                    client_id,
-                    client_secret,
-                    token_auth,
-                    ..
-                } = registration;
-                (client_id, client_secret, token_auth)
+                (
+                    registration.client_id,
+                    registration.client_secret,
+                    registration.token_auth,
+                )
             }
         };
         let (mut verifier, mut state) = ([0_u8; 32], [0_u8; 16]);
