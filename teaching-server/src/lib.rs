@@ -279,11 +279,12 @@ impl Serve {
         Duration::from_millis(id.as_u64().unwrap_or(0).wrapping_mul(7919) % spread)
     }
 
-    /// Appends `entry` to the call log, if there is one.
+    /// Appends `entry` to the call log, if there is one, as one write of the whole line: a
+    /// test reading the log while the server runs never sees half an entry (`writeln!` on a
+    /// file writes each formatted piece on its own).
     fn log_entry(&mut self, entry: &Value) {
         if let Some(log) = self.log.as_mut() {
-            let _ = writeln!(log, "{entry}");
-            let _ = log.flush();
+            let _ = log.write_all(format!("{entry}\n").as_bytes());
         }
     }
 
