@@ -91,12 +91,15 @@ pub fn logged_calls(log: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Everything a teaching server logged at `log`, one JSON object each.
+/// Everything a teaching server logged at `log`, one JSON object each. The server writes each
+/// entry whole, but a read may still land mid-write: a last line without its newline is left
+/// for the next look.
 fn logged(log: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(log)
         .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+        .split_inclusive('\n')
+        .filter(|line| line.ends_with('\n'))
+        .map(|line| serde_json::from_str(line).unwrap())
         .collect()
 }
 
