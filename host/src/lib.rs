@@ -13,7 +13,8 @@
 //! A palette of hundreds of tools need not be offered whole: [`search`] ranks tools for a
 //! request (BM25; with the `embed` feature, sentence embeddings and a hybrid of the two),
 //! [`Palette::offer_disclosed`] offers the model a search tool and only what it has found,
-//! and [`cost`] says what each offer costs in tokens.
+//! and [`cost`] says what each offer costs in tokens. An [`IndexedPalette`] keeps the
+//! search index in step with a palette whose catalogs change.
 //!
 //! Like the core, this crate does no I/O and reads no clock: it works on catalogs and
 //! results from any transport (the embedding model too is given as bytes).
@@ -60,6 +61,7 @@ mod elicit;
 #[cfg(feature = "_fuzz")]
 #[doc(hidden)]
 pub mod fuzzing;
+mod indexed;
 pub mod names;
 mod observe;
 mod offer;
@@ -70,6 +72,7 @@ pub mod search;
 pub use disclose::{Found, ToolIndex, MAX_SEARCH_RESULTS, SEARCH_RESULTS, SEARCH_TOOL};
 pub use dispatch::{Dispatch, Refusal};
 pub use elicit::{accept_elicited, ElicitRefusal};
+pub use indexed::IndexedPalette;
 pub use observe::Observation;
 pub use offer::{OfferOptions, Provider, UnknownProvider};
 pub use palette::{

@@ -10,7 +10,7 @@ use mcp_sansio::{
     Root, ServerNotification, Subscription,
 };
 use mcp_sansio_host::{
-    Observation, Palette, PaletteConfig, PaletteError, Provider, ToolIndex, SEARCH_TOOL,
+    IndexedPalette, Observation, Palette, PaletteConfig, PaletteError, Provider,
 };
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use serde_json::Value;
@@ -80,17 +80,28 @@ impl HostServer {
     }
 }
 
-/// A server the host could not start, connect, list or keep.
+/// A server a host could not start, connect, list or keep: this crate's blocking [`Host`]
+/// (with its [`HostError`]), or another host over the same servers with an error of its own.
 #[derive(Debug)]
 #[non_exhaustive]
-pub struct ServerFailure {
+pub struct ServerFailure<E = HostError> {
     /// The server's id.
     pub id: String,
     /// What went wrong.
-    pub error: HostError,
+    pub error: E,
 }
 
-impl fmt::Display for ServerFailure {
+impl<E> ServerFailure<E> {
+    /// Server `id` failed with `error`.
+    pub fn new(id: impl Into<String>, error: E) -> Self {
+        ServerFailure {
+            id: id.into(),
+            error,
+        }
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for ServerFailure<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "server {:?}: {}", self.id, self.error)
     }
@@ -118,6 +129,13 @@ pub enum HostError {
         /// The server's id.
         id: String,
     },
+    /// A server of that id is already in the host (or earlier in the list it was started
+    /// with): the application's mistake, refused before the second one is started, so the
+    /// first is never replaced unseen.
+    DuplicateId {
+        /// The id given twice.
+        id: String,
+    },
 }
 
 impl fmt::Display for HostError {
@@ -138,6 +156,10 @@ impl fmt::Display for HostError {
             HostError::NotHttp { id } => write!(
                 f,
                 "server {id:?} is not reached over HTTP, where a token would go"
+            ),
+            HostError::DuplicateId { id } => write!(
+                f,
+                "a server of id {id:?} is already in this host; each server needs its own id"
             ),
         }
     }
@@ -167,9 +189,8 @@ impl HostError {
 /// [`take_failures`](Host::take_failures) and its tools leave the palette. The others go on.
 #[derive(Debug)]
 pub struct Host {
-    palette: Palette,
-    /// BM25 over the palette, for the search tool; built again whenever the palette changes.
-    index: ToolIndex,
+    /// The palette, and BM25 over it for the search tool.
+    palette: IndexedPalette,
     servers: BTreeMap<String, Joined>,
     failures: Vec<ServerFailure>,
 }
@@ -185,79 +206,130 @@ struct Joined {
     listening: Option<OpId>,
 }
 
+impl Joined {
+    /// Starts the server's process, or makes its HTTP client; nothing is sent yet.
+    fn open(at: ServerAt, config: Config) -> Result<Joined, HostError> {
+        let allowlist = config.allowlist.clone();
+        let timeout = config.limits.operation_timeout;
+        Ok(Joined {
+            link: Link::open(at, config)?,
+            allowlist,
+            timeout,
+            listening: None,
+        })
+    }
+}
+
 impl Host {
     /// Starts every local server (all processes first, so that they start together), then
-    /// connects to each server and lists its tools into one palette, in the order given.
+    /// connects to each server and lists its tools into one palette, in the order given. A
+    /// server whose id an earlier one has is refused ([`HostError::DuplicateId`]) and never
+    /// started.
     pub fn start(
         servers: impl IntoIterator<Item = HostServer>,
         palette: PaletteConfig,
     ) -> (Host, Vec<ServerFailure>) {
-        let palette = Palette::new(palette);
         let mut host = Host {
-            index: ToolIndex::bm25(&palette),
-            palette,
+            palette: IndexedPalette::new(palette),
             servers: BTreeMap::new(),
             failures: Vec::new(),
         };
+        let mut seen = std::collections::BTreeSet::new();
         let mut started = Vec::new();
         let mut failures = Vec::new();
         for server in servers {
-            let allowlist = server.config.allowlist.clone();
-            let timeout = server.config.limits.operation_timeout;
-            match Link::open(server.at, server.config) {
-                Ok(link) => started.push((
-                    server.id,
-                    Joined {
-                        link,
-                        allowlist,
-                        timeout,
-                        listening: None,
-                    },
-                )),
+            let opened = if !seen.insert(server.id.clone()) {
+                Err(HostError::DuplicateId {
+                    id: server.id.clone(),
+                })
+            } else {
+                Joined::open(server.at, server.config)
+            };
+            match opened {
+                Ok(joined) => started.push((server.id, joined)),
                 Err(error) => failures.push(ServerFailure {
                     id: server.id,
                     error,
                 }),
             }
         }
-        for (id, mut server) in started {
-            let listed = server.link.connect_and_list();
-            server.listening = listed.as_ref().ok().and_then(|(_, listening)| *listening);
-            let joined = listed.and_then(|(catalog, _)| {
-                host.palette
-                    .set_server(&id, &server.allowlist, &catalog)
-                    .map_err(HostError::Palette)
-            });
-            match joined {
-                Ok(_) => {
-                    host.servers.insert(id, server);
-                }
-                Err(error) => {
-                    let _ = server.link.close(crate::DEFAULT_GRACE);
-                    failures.push(ServerFailure { id, error });
-                }
+        for (id, server) in started {
+            if let Err(error) = host.join(&id, server) {
+                failures.push(ServerFailure { id, error });
             }
         }
-        host.index = ToolIndex::bm25(&host.palette);
         (host, failures)
+    }
+
+    /// Adds server `server` to the running host: starts or reaches it, connects, and lists
+    /// its tools into the palette (the search tool finds them from the next search). The
+    /// servers already in the host are not touched.
+    ///
+    /// # Errors
+    /// [`HostError::DuplicateId`] if a server of that id is already in the host (nothing is
+    /// started); otherwise why the server could not start, connect or join the palette, after
+    /// which it is ended and the host is as it was.
+    pub fn add(&mut self, server: HostServer) -> Result<(), HostError> {
+        if self.servers.contains_key(&server.id) {
+            return Err(HostError::DuplicateId { id: server.id });
+        }
+        let joined = Joined::open(server.at, server.config)?;
+        self.join(&server.id, joined)
+    }
+
+    /// Ends server `id` and takes its tools out of the palette (and out of what the model
+    /// was shown by a search): a local server's process group is given `grace` to exit after
+    /// its input closes, a remote one's session is ended. `None` if no server of that id is
+    /// in the host; otherwise how it ended, as [`close`](Host::close) says it. The others go
+    /// on, and a server of the same id may be added again.
+    pub fn remove(
+        &mut self,
+        id: &str,
+        grace: Duration,
+    ) -> Option<Result<Option<ExitStatus>, StdioError>> {
+        let server = self.servers.remove(id)?;
+        self.palette.change(|p| p.remove_server(id));
+        Some(server.link.close(grace))
+    }
+
+    /// Connects to an opened server and lists its tools into the palette, under `id`; on
+    /// failure the server is ended and the palette left as it was.
+    fn join(&mut self, id: &str, mut server: Joined) -> Result<(), HostError> {
+        let listed = server.link.connect_and_list();
+        server.listening = listed.as_ref().ok().and_then(|(_, listening)| *listening);
+        let joined = listed.and_then(|(catalog, _)| {
+            self.palette
+                .change(|p| p.set_server(id, &server.allowlist, &catalog))
+                .map_err(HostError::Palette)
+        });
+        match joined {
+            Ok(_) => {
+                self.servers.insert(id.to_owned(), server);
+                Ok(())
+            }
+            Err(error) => {
+                let _ = server.link.close(crate::DEFAULT_GRACE);
+                Err(error)
+            }
+        }
     }
 
     /// The palette: what the model is offered, and the server behind each name.
     pub fn palette(&self) -> &Palette {
-        &self.palette
+        self.palette.palette()
     }
 
     /// The tools to offer the model, in `provider`'s shape.
     pub fn offer(&self, provider: Provider) -> Value {
-        self.palette.offer(provider)
+        self.palette.palette().offer(provider)
     }
 
     /// The offer of progressive disclosure, in `provider`'s shape: the search tool
-    /// ([`SEARCH_TOOL`]) and the tools the model has found so far
+    /// ([`SEARCH_TOOL`](mcp_sansio_host::SEARCH_TOOL)) and the tools the model has found so far
     /// (see [`Palette::offer_disclosed`]). The model's calls of the search tool go through
     /// [`call`](Host::call) like any other.
     pub fn offer_disclosed(&self, provider: Provider) -> Value {
-        self.palette.offer_disclosed(provider)
+        self.palette.palette().offer_disclosed(provider)
     }
 
     /// The process id of server `id`, while it is in the host and if the host started it.
@@ -335,27 +407,18 @@ impl Host {
     /// made after the server refused it for a moved `Mcp-Param-*` header
     /// ([`HttpClient::take_relisted`](mcp_sansio_http::HttpClient::take_relisted)).
     ///
-    /// A call of [`SEARCH_TOOL`] is the host's own: BM25 over the palette, the tools found
-    /// disclosed and listed for the model; no server hears of it.
+    /// A call of [`SEARCH_TOOL`](mcp_sansio_host::SEARCH_TOOL) is the host's own: BM25 over
+    /// the palette, the tools found disclosed and listed for the model; no server hears of it.
     pub fn call(&mut self, name: &str, arguments: &str) -> Observation {
-        if name == SEARCH_TOOL {
-            return match self.palette.search(&self.index, arguments) {
-                Ok(found) => Observation::Answer {
-                    text: found.to_string(),
-                },
-                Err(refusal) => Observation::refused(&refusal),
-            };
-        }
-        let dispatch = match self.palette.dispatch(name, arguments) {
-            Ok(dispatch) => dispatch,
-            Err(refusal) => return Observation::refused(&refusal),
+        let (id, tool, arguments) = match self.palette.route(name, arguments) {
+            Ok(call) => (call.server.to_owned(), call.tool.to_owned(), call.arguments),
+            Err(observation) => return observation,
         };
-        let id = dispatch.server.to_owned();
         let Some(server) = self.servers.get_mut(&id) else {
             return Observation::lost(name, &"its server has left");
         };
-        let (observation, gone) = match server.link.call_tool(dispatch.tool, &dispatch.arguments) {
-            Ok(result) => (self.palette.observe(name, &result), None),
+        let (observation, gone) = match server.link.call_tool(&tool, &arguments) {
+            Ok(result) => (self.palette.palette().observe(name, &result), None),
             Err(error) => match error.mcp() {
                 Some(mcp_sansio::Error::Timeout { .. }) => {
                     (Observation::timed_out(name, server.timeout), None)
@@ -410,10 +473,12 @@ impl Host {
         if let Some(listed) = listed {
             match listed {
                 Ok(catalog) => {
-                    if let Err(e) = self.palette.set_server(id, &server.allowlist, &catalog) {
+                    let set = self
+                        .palette
+                        .change(|p| p.set_server(id, &server.allowlist, &catalog));
+                    if let Err(e) = set {
                         self.drop_server(id, HostError::Palette(e));
                     }
-                    self.index = ToolIndex::bm25(&self.palette);
                 }
                 Err(e) => gone = Some(e),
             }
@@ -424,8 +489,7 @@ impl Host {
     }
 
     fn drop_server(&mut self, id: &str, error: HostError) {
-        self.palette.remove_server(id);
-        self.index = ToolIndex::bm25(&self.palette);
+        self.palette.change(|p| p.remove_server(id));
         if let Some(server) = self.servers.remove(id) {
             let _ = server.link.close(crate::DEFAULT_GRACE);
         }

@@ -502,3 +502,130 @@ fn an_http_server_s_list_change_reaches_the_palette_through_a_subscription() {
     assert!(host.take_failures().is_empty());
     host.close(DEFAULT_GRACE);
 }
+
+/// A second server under an id already taken is the application's mistake: refused before
+/// it is started, at the start and when added later, and the first server goes on.
+#[test]
+fn a_second_server_under_a_taken_id_is_refused_and_never_started() {
+    let twice = Server::new("host-duplicate");
+    let servers = [
+        teaching("stock", "normal", &["word_count"]),
+        HostServer::new(
+            "stock",
+            twice.command("support"),
+            Config::new(["process_refund"].into_iter().collect::<Allowlist>()),
+        ),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(
+        matches!(&failures[0].error, HostError::DuplicateId { id } if id == "stock"),
+        "{}",
+        failures[0]
+    );
+    assert_eq!(
+        failures[0].to_string(),
+        "server \"stock\": a server of id \"stock\" is already in this host; each server needs its own id"
+    );
+    let refused = host
+        .add(HostServer::new(
+            "stock",
+            twice.command("support"),
+            Config::new(["process_refund"].into_iter().collect::<Allowlist>()),
+        ))
+        .unwrap_err();
+    assert!(
+        matches!(refused, HostError::DuplicateId { .. }),
+        "{refused}"
+    );
+    assert!(!twice.dir.join("server.pids").exists(), "it was started");
+    // The first server is the one behind the id, and nothing of the second's was offered.
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    assert!(host.palette().route("process_refund").is_none());
+    assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
+}
+
+/// Servers come and go while the host runs: an added one's tools are offered, routed and
+/// found by the search tool; a removed one's process is ended and its tools leave the offer,
+/// the routes and the search; its id may be used again.
+#[test]
+fn a_server_added_and_removed_while_the_host_runs_joins_and_leaves_the_palette() {
+    let (mut host, failures) = Host::start(
+        [teaching("stock", "normal", &["word_count"])],
+        PaletteConfig::default(),
+    );
+    assert!(failures.is_empty(), "{failures:?}");
+    host.add(teaching("support", "support", &["process_refund"]))
+        .unwrap();
+    let offered: Vec<String> = host
+        .offer(Provider::Anthropic)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(offered, ["process_refund", "word_count"]);
+    let found = host.call(SEARCH_TOOL, r#"{"query":"refund an order"}"#);
+    assert!(found.text().starts_with("process_refund"), "{found:?}");
+    let refund = host.call("process_refund", r#"{"order_id":"ORD-1","amount":2}"#);
+    assert_eq!(refund.text(), "refunded 2.00 on ORD-1");
+
+    let pid = host.pid("support").unwrap();
+    let ended = host.remove("support", DEFAULT_GRACE).unwrap();
+    assert!(ended.is_ok(), "{ended:?}");
+    assert!(
+        !common::process_exists(pid),
+        "the removed server still runs"
+    );
+    assert!(host.remove("support", DEFAULT_GRACE).is_none());
+    let servers: Vec<&str> = host.palette().servers().collect();
+    assert_eq!(servers, ["stock"]);
+    // What the search showed of it is no longer offered, nor found, nor routed.
+    let offered = host.offer_disclosed(Provider::Anthropic);
+    assert_eq!(offered.as_array().unwrap().len(), 1, "{offered}");
+    let found = host.call(SEARCH_TOOL, r#"{"query":"refund an order"}"#);
+    assert!(!found.text().contains("process_refund"), "{found:?}");
+    let after = host.call("process_refund", r#"{"order_id":"ORD-1","amount":2}"#);
+    assert_eq!(
+        after.text(),
+        "not called: there is no tool named 'process_refund'; call one of the tools offered"
+    );
+    assert_eq!(host.call("word_count", r#"{"text":"a b"}"#).text(), "2");
+
+    // The id is free again: a server added under it is spoken to afresh.
+    host.add(teaching("support", "support", &["process_refund"]))
+        .unwrap();
+    assert_ne!(host.pid("support"), Some(pid));
+    let refund = host.call("process_refund", r#"{"order_id":"ORD-2","amount":3}"#);
+    assert_eq!(refund.text(), "refunded 3.00 on ORD-2");
+    assert_eq!(host.close(DEFAULT_GRACE).len(), 2);
+}
+
+/// A server that cannot be added leaves the host as it was.
+#[test]
+fn a_server_that_cannot_be_added_is_reported_and_the_host_is_unchanged() {
+    let (mut host, failures) = Host::start(
+        [teaching("stock", "normal", &["word_count"])],
+        PaletteConfig::default(),
+    );
+    assert!(failures.is_empty(), "{failures:?}");
+    let missing = HostServer::new(
+        "missing",
+        ServerCommand::new("/nonexistent/mcp-server"),
+        Config::new(Allowlist::none()),
+    );
+    let error = host.add(missing).unwrap_err();
+    assert!(
+        matches!(error, HostError::Stdio(StdioError::Spawn(_))),
+        "{error}"
+    );
+    let error = host
+        .add(teaching("old", "old-version", &["word_count"]))
+        .unwrap_err();
+    assert!(error.to_string().contains("incompatible"), "{error}");
+    let servers: Vec<&str> = host.palette().servers().collect();
+    assert_eq!(servers, ["stock"]);
+    assert!(host.take_failures().is_empty());
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
+}
