@@ -534,6 +534,9 @@ impl Serve {
         }
         if page == 0 {
             self.listed += 1;
+            if self.mode == Mode::ChangeFlood {
+                self.log_entry(&json!({"listed": self.listed}));
+            }
         }
         let mut result = match self.mode {
             Mode::Paginate => {
@@ -571,6 +574,12 @@ impl Serve {
             self.tell_subscribers();
         } else if self.mode == Mode::ListChanged && self.calls == 1 {
             self.send(&json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}));
+        } else if self.mode == Mode::ChangeFlood && self.calls == 1 {
+            for _ in 0..15 {
+                self.send(&json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}));
+            }
+            self.send(&json!({"jsonrpc":"2.0","method":"notifications/message",
+                "params": {"level": "info", "data": "15 changes told"}}));
         }
         let progress = |n: usize| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken": id, "progress": n}});
         match self.mode {

@@ -117,10 +117,16 @@ pub(crate) enum Mode {
     /// client's model (`ask-sample`), logs each answer (`{"answer_to": ID, "got": ACTION or
     /// CODE}`), and answers the call, once all twelve are in, with one line per question.
     AskFlood,
+    /// Over stdio, in a stateful revision: at the first call, says fifteen times over that
+    /// its tool list changed (`notifications/tools/list_changed`), then logs a message to the
+    /// client (`notifications/message`, "15 changes told"), before answering; and logs each
+    /// listing of its tools it serves (`{"listed": N}`, N counting from 1), so a test sees
+    /// how many listings a burst of changes cost the client.
+    ChangeFlood,
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 42] = [
+    pub(crate) const ALL: [(&'static str, Mode); 43] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -163,6 +169,7 @@ impl Mode {
         ("moving-header", Mode::MovingHeader),
         ("parallel", Mode::Parallel),
         ("ask-flood", Mode::AskFlood),
+        ("change-flood", Mode::ChangeFlood),
     ];
 
     pub(crate) fn parse(name: &str) -> Result<Mode, String> {
