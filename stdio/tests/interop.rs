@@ -18,7 +18,8 @@
 //! The same peers serve Streamable HTTP too (the Python SDK with server-sent events and with
 //! JSON replies, server-everything always with events and priming): the same checks through
 //! `mcp_sansio_http::HttpClient` and `mcp-call --url`. The async driver (`mcp-sansio-tokio`)
-//! connects, lists, calls and refuses against each peer, over stdio and over HTTP.
+//! connects, lists, calls and refuses against each peer, over stdio and over HTTP. The
+//! blocking host and the async host each hold the three peers behind one palette.
 //!
 //! Roots: server-everything and both Python SDKs (`word_count_server.py --roots`) ask the
 //! client for its roots in the middle of a call (in 2026-07-28, by an `input_required`
@@ -474,15 +475,24 @@ const HOST_PEERS: [(&str, Peer); 3] = [
     ("everything", Peer::Everything),
 ];
 
-/// A host over `servers` (the peers of [`HOST_PEERS`], wherever they are): the palette
-/// routes each tool to its peer, each call gets its peer's answer, and arguments the
-/// peer's schema refuses are refused before sending.
-fn host_routes_each_call(servers: Vec<mcp_sansio_stdio::HostServer>) -> mcp_sansio_stdio::Host {
-    use mcp_sansio_host::{PaletteConfig, Provider};
-    let (mut host, failures) = mcp_sansio_stdio::Host::start(servers, PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
-    let routes: Vec<(String, String, String)> = host
-        .palette()
+/// The model-facing names a host over the peers of [`HOST_PEERS`] offers, and the call of
+/// each peer's tool: its arguments and its peer's answer.
+const HOST_CALLS: [(&str, Peer); 3] = [
+    ("word_count", Peer::Python2),
+    ("py1_word_count", Peer::Python1),
+    ("echo", Peer::Everything),
+];
+
+/// Arguments `echo`'s schema refuses, and the refusal the model reads, nothing sent.
+const REFUSED_ECHO: (&str, &str) = (
+    r#"{"message": 5}"#,
+    "not called: argument 'message' must be a string",
+);
+
+/// The palette of a host over the peers of [`HOST_PEERS`], wherever they are, routes each
+/// tool to its peer, and offers the three.
+fn assert_routes(palette: &mcp_sansio_host::Palette) {
+    let routes: Vec<(String, String, String)> = palette
         .tools()
         .map(|t| (t.name.to_owned(), t.server.to_owned(), t.tool.name.clone()))
         .collect();
@@ -497,26 +507,97 @@ fn host_routes_each_call(servers: Vec<mcp_sansio_stdio::HostServer>) -> mcp_sans
         .map(|(a, b, c)| ((*a).to_owned(), (*b).to_owned(), (*c).to_owned()))
         .collect();
     assert_eq!(routes, expected);
-    assert_eq!(
-        host.offer(Provider::OpenAiChat).as_array().unwrap().len(),
-        3
-    );
-    for (name, peer) in [
-        ("word_count", Peer::Python2),
-        ("py1_word_count", Peer::Python1),
-        ("echo", Peer::Everything),
-    ] {
+    let offer = palette.offer(mcp_sansio_host::Provider::OpenAiChat);
+    assert_eq!(offer.as_array().unwrap().len(), 3);
+}
+
+/// A host over `servers` (the peers of [`HOST_PEERS`], wherever they are): the palette
+/// routes each tool to its peer, each call gets its peer's answer, and arguments the
+/// peer's schema refuses are refused before sending.
+fn host_routes_each_call(servers: Vec<mcp_sansio_stdio::HostServer>) -> mcp_sansio_stdio::Host {
+    let (mut host, failures) =
+        mcp_sansio_stdio::Host::start(servers, mcp_sansio_host::PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_routes(host.palette());
+    for (name, peer) in HOST_CALLS {
         let (_, args, answer) = peer.call();
         let observation = host.call(name, args);
         assert_eq!(observation.text(), answer, "{name}");
         assert!(!observation.is_error());
     }
-    let refused = host.call("echo", r#"{"message": 5}"#);
-    assert_eq!(
-        refused.text(),
-        "not called: argument 'message' must be a string"
-    );
+    let (args, refusal) = REFUSED_ECHO;
+    assert_eq!(host.call("echo", args).text(), refusal);
     host
+}
+
+/// The async host over the same peers, one at a URL and two started: every peer is called
+/// at once, from tasks of their own, and each answers its own call; closing ends the two
+/// started peers' process groups.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn one_async_host_over_real_peers_at_a_url_and_started_calls_them_all_at_once() {
+    use mcp_sansio_stdio::HostServer;
+    let py2 = HttpPeer::start(Peer::Python2, Served::Events);
+    let started = |id: &str, peer: Peer| {
+        HostServer::new(id, peer.command(), config(peer, ProtocolChoice::Auto))
+    };
+    let servers = vec![
+        HostServer::http(
+            "py2",
+            &py2.url,
+            &[],
+            config(Peer::Python2, ProtocolChoice::Auto),
+        ),
+        started("py1", Peer::Python1),
+        started("everything", Peer::Everything),
+    ];
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (host, _events, failures) = mcp_sansio_tokio::Host::start(
+            servers,
+            mcp_sansio_host::PaletteConfig::default(),
+            mcp_sansio_tokio::HostLimits::default(),
+        )
+        .await;
+        assert!(failures.is_empty(), "{failures:?}");
+        host.with_palette(assert_routes);
+        let calls: Vec<_> = HOST_CALLS
+            .into_iter()
+            .map(|(name, peer)| {
+                let host = host.clone();
+                tokio::spawn(async move {
+                    let (_, args, answer) = peer.call();
+                    (name, host.call(name, args).await, answer)
+                })
+            })
+            .collect();
+        for call in calls {
+            let (name, observation, answer) = call.await.unwrap();
+            assert_eq!(observation.text(), answer, "{name}");
+            assert!(!observation.is_error(), "{name}");
+        }
+        let (args, refusal) = REFUSED_ECHO;
+        assert_eq!(host.call("echo", args).await.text(), refusal);
+        let pgids: Vec<(u32, Peer)> = [("py1", Peer::Python1), ("everything", Peer::Everything)]
+            .into_iter()
+            .map(|(id, peer)| (host.server(id).unwrap().pid().unwrap(), peer))
+            .collect();
+        assert_eq!(host.server("py2").unwrap().pid(), None);
+        let closed = host.close().await;
+        let ended: Vec<(&str, bool)> = closed
+            .iter()
+            .map(|(id, status)| (id.as_str(), status.as_ref().unwrap().is_some()))
+            .collect();
+        assert_eq!(ended, [("everything", true), ("py1", true), ("py2", false)]);
+        assert!(host.take_failures().is_empty());
+        for (pgid, peer) in pgids {
+            assert_group_gone(peer, pgid);
+        }
+    });
 }
 
 #[test]

@@ -14,22 +14,15 @@ mod common;
 
 use std::time::Duration;
 
-use common::{args, config, process_exists, words, Served, Server, DEADLINE, SLACK};
+use common::{
+    args, config, eventually_async as eventually, process_exists, words, Served, Server, DEADLINE,
+    SLACK,
+};
 use mcp_sansio::{
     Error, Event, ListKind, Misuse, ProtocolVersion, ServerNotification, Subscription,
 };
 use mcp_sansio_tokio::{AsyncError, Handle};
 use serde_json::json;
-
-/// Waits (bounded) until `done` holds; the server and the driver are other processes and
-/// tasks, so what they did is seen a moment later.
-async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let limit = tokio::time::Instant::now() + SLACK;
-    while !done() {
-        assert!(tokio::time::Instant::now() < limit, "never: {what}");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
 
 async fn connect(server: &Server, mode: &str) -> (Handle, mcp_sansio_tokio::Events) {
     let (handle, events) =

@@ -24,11 +24,7 @@ fn teaching(id: &str, mode: &str, allow: &[&str]) -> HostServer {
 
 #[test]
 fn a_server_that_cannot_start_or_connect_is_reported_and_the_others_work() {
-    let missing = HostServer::new(
-        "missing",
-        ServerCommand::new("/nonexistent/mcp-server"),
-        Config::new(Allowlist::none()),
-    );
+    let missing = common::missing_server();
     let servers = [
         teaching("stock", "normal", &["word_count"]),
         missing,
@@ -98,11 +94,7 @@ fn a_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
     let (mut host, failures) = Host::start(servers, PaletteConfig::default());
     assert!(failures.is_empty(), "{failures:?}");
     let pid = host.pid("support").unwrap();
-    rustix::process::kill_process(
-        rustix::process::Pid::from_raw(i32::try_from(pid).unwrap()).unwrap(),
-        rustix::process::Signal::KILL,
-    )
-    .unwrap();
+    common::kill(pid);
     let lost = host.call("search_policy", r#"{"query":"window"}"#);
     assert!(lost.is_error());
     assert!(lost.text().contains("there is no result"), "{lost:?}");
@@ -403,25 +395,12 @@ fn a_call_refused_for_a_moved_header_is_answered_and_the_palette_takes_the_new_l
     let server = HostServer::http("stock", &remote.url, &[], common::config(&["word_count"]));
     let (mut host, failures) = Host::start([server], PaletteConfig::default());
     assert!(failures.is_empty(), "{failures:?}");
-    let marker = |host: &Host| {
-        let tool = host
-            .palette()
-            .tools()
-            .find(|t| t.name == "word_count")
-            .unwrap();
-        let schema = tool.tool.input_schema.as_str();
-        ["Region", "Zone"]
-            .into_iter()
-            .find(|m| schema.contains(&format!("\"x-mcp-header\":\"{m}\"")))
-    };
-    assert_eq!(marker(&host), Some("Region"));
+    assert_eq!(common::header_marker(host.palette()), Some("Region"));
     let observation = host.call("word_count", r#"{"text":"a b c","region":"eu-west"}"#);
-    assert_eq!(observation.text(), "3");
-    assert_eq!(marker(&host), Some("Zone"));
-    assert_eq!(
-        remote.calls().len(),
-        1,
-        "refused before it ran, then ran once"
+    common::assert_moved(
+        &remote,
+        observation.text(),
+        common::header_marker(host.palette()),
     );
     assert!(host.take_failures().is_empty());
     host.close(DEFAULT_GRACE);
@@ -609,11 +588,7 @@ fn a_server_that_cannot_be_added_is_reported_and_the_host_is_unchanged() {
         PaletteConfig::default(),
     );
     assert!(failures.is_empty(), "{failures:?}");
-    let missing = HostServer::new(
-        "missing",
-        ServerCommand::new("/nonexistent/mcp-server"),
-        Config::new(Allowlist::none()),
-    );
+    let missing = common::missing_server();
     let error = host.add(missing).unwrap_err();
     assert!(
         matches!(error, HostError::Stdio(StdioError::Spawn(_))),

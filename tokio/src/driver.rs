@@ -186,7 +186,7 @@ pub(crate) struct Shared {
     /// Woken when a caller's future is dropped before its end.
     pub(crate) abandoned: Notify,
     /// Events dropped because the application's queue was full.
-    pub(crate) events_lost: AtomicU64,
+    pub(crate) events_lost: Arc<AtomicU64>,
     /// The client's operations in flight, as of the driver's last step.
     pub(crate) in_flight: AtomicUsize,
     /// The catalog a call listed anew after a header mismatch, until the application takes it.
@@ -316,17 +316,22 @@ impl<W: Wire> Driver<W> {
             self.shared.events_lost.fetch_add(1, Ordering::Relaxed);
             // A request nobody will see must not keep its server waiting.
             if let Event::ServerRequest(request) = unsent.into_inner() {
-                let refusal = RpcError::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    "the application's event queue is full or gone",
-                );
                 let _ = self
                     .wire
                     .client()
-                    .answer(request.ticket(), Reply::Error(refusal));
+                    .answer(request.ticket(), Reply::Error(unseen()));
             }
         }
     }
+}
+
+/// The error a server's request gets when the application's event queue has no room for it
+/// (or is gone): a request nobody will see must not keep its server waiting.
+pub(crate) fn unseen() -> RpcError {
+    RpcError::new(
+        ErrorCode::INTERNAL_ERROR,
+        "the application's event queue is full or gone",
+    )
 }
 
 /// The refusal given to a start whose client refused it.

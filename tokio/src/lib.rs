@@ -65,8 +65,13 @@ use tokio::sync::{mpsc, oneshot, Notify, OwnedSemaphorePermit, Semaphore};
 use stream::StreamWire;
 
 mod driver;
+#[cfg(feature = "host")]
+mod host;
 mod http;
 mod stream;
+
+#[cfg(feature = "host")]
+pub use host::{Host, HostError, HostEvent, HostEvents, HostLimits, ServerFailure};
 
 use driver::{Command, Driver, ListenWaiting, Shared, Start, Waiter, Waiting, Wire};
 
@@ -202,15 +207,18 @@ struct Link {
 /// them (past it, new ones are dropped and counted in [`lost`](Self::lost)). It ends
 /// (`recv` gives `None`) once the driver has ended and every event was taken. It is also a
 /// [`Stream`](futures_core::Stream), for `StreamExt` and the like.
+///
+/// A host over many connections hands its application the same kind of queue, of events
+/// that say which server they came from (`Events<HostEvent>`, with the `host` feature).
 #[derive(Debug)]
-pub struct Events {
-    queue: mpsc::Receiver<Event>,
-    shared: Arc<Shared>,
+pub struct Events<T = Event> {
+    queue: mpsc::Receiver<T>,
+    lost: Arc<AtomicU64>,
 }
 
-impl Events {
+impl<T> Events<T> {
     /// The next event, waiting for it; `None` once the connection has ended.
-    pub async fn recv(&mut self) -> Option<Event> {
+    pub async fn recv(&mut self) -> Option<T> {
         self.queue.recv().await
     }
 
@@ -218,23 +226,23 @@ impl Events {
     ///
     /// # Errors
     /// Empty, or disconnected once the connection has ended and the queue is drained.
-    pub fn try_recv(&mut self) -> Result<Event, mpsc::error::TryRecvError> {
+    pub fn try_recv(&mut self) -> Result<T, mpsc::error::TryRecvError> {
         self.queue.try_recv()
     }
 
     /// How many events were dropped because the queue was full.
     pub fn lost(&self) -> u64 {
-        self.shared.events_lost.load(Ordering::Relaxed)
+        self.lost.load(Ordering::Relaxed)
     }
 }
 
-impl futures_core::Stream for Events {
-    type Item = Event;
+impl<T> futures_core::Stream for Events<T> {
+    type Item = T;
 
     fn poll_next(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Event>> {
+    ) -> std::task::Poll<Option<T>> {
         self.queue.poll_recv(cx)
     }
 }
@@ -686,7 +694,7 @@ async fn start<W: Wire>(
     let shared = Arc::new(Shared {
         slots: Arc::new(Semaphore::new(slots)),
         abandoned: Notify::new(),
-        events_lost: AtomicU64::new(0),
+        events_lost: Arc::new(AtomicU64::new(0)),
         in_flight: AtomicUsize::new(0),
         relisted: std::sync::Mutex::new(None),
     });
@@ -713,7 +721,7 @@ async fn start<W: Wire>(
         handle,
         Events {
             queue: event_queue,
-            shared,
+            lost: Arc::clone(&shared.events_lost),
         },
     ))
 }

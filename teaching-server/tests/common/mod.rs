@@ -128,6 +128,25 @@ pub fn eventually(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// As [`eventually`], in a task: waits (bounded) until `done` holds, letting the runtime's
+/// other tasks (a driver, a host's watchers) run meanwhile.
+pub async fn eventually_async(what: &str, mut done: impl FnMut() -> bool) {
+    let limit = tokio::time::Instant::now() + SLACK;
+    while !done() {
+        assert!(tokio::time::Instant::now() < limit, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Kills process `pid` outright (SIGKILL), as a crash would end it.
+pub fn kill(pid: u32) {
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(i32::try_from(pid).unwrap()).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+}
+
 pub fn process_exists(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
@@ -180,4 +199,36 @@ impl Drop for Served {
         let _ = self.child.wait();
         let _ = std::fs::remove_file(&self.log);
     }
+}
+
+/// The `Mcp-Param-*` header (`Region` or `Zone`) the palette's `word_count` declares for its
+/// `region`: the `moved-header` mode's marker of which listing the palette holds.
+pub fn header_marker(palette: &mcp_sansio_host::Palette) -> Option<&'static str> {
+    let tool = palette.tools().find(|t| t.name == "word_count").unwrap();
+    let schema = tool.tool.input_schema.as_str();
+    ["Region", "Zone"]
+        .into_iter()
+        .find(|m| schema.contains(&format!("\"x-mcp-header\":\"{m}\"")))
+}
+
+/// A call of `moved-header`'s `word_count`, refused for its old header, was sent again after
+/// a new listing: `answer` is its count, the palette's `marker` now the new header's, and
+/// the call ran once at `remote`.
+pub fn assert_moved(remote: &Served, answer: &str, marker: Option<&str>) {
+    assert_eq!(answer, "3");
+    assert_eq!(marker, Some("Zone"));
+    assert_eq!(
+        remote.calls().len(),
+        1,
+        "refused before it ran, then ran once"
+    );
+}
+
+/// A host's server `missing` whose program does not exist: it cannot start.
+pub fn missing_server() -> mcp_sansio_stdio::HostServer {
+    mcp_sansio_stdio::HostServer::new(
+        "missing",
+        ServerCommand::new("/nonexistent/mcp-server"),
+        Config::new(Allowlist::none()),
+    )
 }
