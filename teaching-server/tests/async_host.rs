@@ -119,8 +119,8 @@ async fn what_cannot_join_is_reported_in_order_and_each_call_reaches_its_own_ser
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_from_many_tasks_at_once_each_get_their_own_answer() {
     let (stock, support) = (Server::new("ahost-many"), Server::new("ahost-many-s"));
-    // The stock server answers after up to 200 ms, set by each request's id: out of order.
-    let parallel = stock.command("parallel").args(["--delay-ms", "200"]);
+    // The stock server answers after up to 50 ms, set by each request's id: out of order.
+    let parallel = stock.command("parallel").args(["--delay-ms", "50"]);
     let servers = vec![
         HostServer::new("stock", parallel, config(&["word_count"])),
         teaching("support", &support, "support", &["process_refund"]),
@@ -478,4 +478,123 @@ async fn a_dropped_host_ends_every_server() {
     for pid in pids {
         eventually("the server ends", || !process_exists(pid)).await;
     }
+}
+
+/// The model-facing name of server `id`'s `word_count`.
+fn word_count_of(host: &Host, id: &str) -> String {
+    host.with_palette(|p| {
+        p.tools()
+            .find(|t| t.server == id && t.tool.name == "word_count")
+            .map(|t| t.name.to_owned())
+            .unwrap()
+    })
+}
+
+/// One host over a correct server and servers that are wrong in their own ways, all called
+/// at once: each wrong one costs only its own call, or its own place in the palette; what
+/// each says reaches the application tagged with its own id, or not at all; the correct one
+/// is untouched.
+#[tokio::test]
+async fn servers_wrong_in_their_own_ways_cost_only_themselves() {
+    let modes = [
+        "normal",
+        "notify",
+        "flood",
+        "true-id",
+        "hostile",
+        "stray-changes",
+    ];
+    let logs: Vec<Server> = modes
+        .iter()
+        .map(|mode| Server::new(&format!("ahost-wrong-{mode}")))
+        .collect();
+    let servers = modes
+        .iter()
+        .zip(&logs)
+        .map(|(mode, log)| teaching(mode, log, mode, &["word_count"]))
+        .collect();
+    let (host, mut events, failures) = start(servers).await;
+    assert!(failures.is_empty(), "{failures:?}");
+    // The hostile server's purchase tool is advertised, never offered: it is not allowed.
+    let names = offered(&host);
+    assert_eq!(names.len(), modes.len(), "{names:?}");
+    assert!(names.iter().all(|name| name.ends_with("word_count")));
+    let calls: Vec<_> = modes
+        .iter()
+        .map(|mode| {
+            let (host, name) = (host.clone(), word_count_of(&host, mode));
+            tokio::spawn(async move { host.call(&name, r#"{"text":"a b c"}"#).await })
+        })
+        .collect();
+    for (mode, call) in modes.iter().zip(calls) {
+        let observation = call.await.unwrap();
+        let broken = match *mode {
+            "flood" => Some("more than 16 messages arrived before an answer"),
+            "true-id" => Some("an id is neither an integer within i64 nor a string"),
+            _ => None,
+        };
+        match broken {
+            Some(why) => {
+                assert!(observation.is_error(), "{mode}: {observation:?}");
+                assert!(observation.text().contains(why), "{mode}: {observation:?}");
+            }
+            None => assert_eq!(observation.text(), "3", "{mode}"),
+        }
+    }
+    // A message with an id no request can have fails the connection: that server leaves,
+    // reported for what it did. Too many notifications fail only the call.
+    let mut gone = Vec::new();
+    eventually("the broken connection leaves", || {
+        gone.extend(host.take_failures());
+        !gone.is_empty()
+    })
+    .await;
+    assert_eq!(ids(&gone), ["true-id"]);
+    assert!(
+        gone[0].to_string().contains("an id is neither"),
+        "{}",
+        gone[0]
+    );
+    assert!(host.server("flood").is_some());
+    assert_eq!(offered(&host).len(), modes.len() - 1);
+    // Progress reaches the application tagged with its server; the stray changes of the
+    // careless one reach no one.
+    let mut heard: Vec<(String, Event)> = Vec::new();
+    eventually("the progress is heard", || {
+        while let Ok(event) = events.try_recv() {
+            heard.push((event.server, event.event));
+        }
+        let progress = |id: &str| {
+            heard
+                .iter()
+                .filter(|(server, event)| {
+                    server == id
+                        && matches!(
+                            event,
+                            Event::Notification(ServerNotification::Progress { .. })
+                        )
+                })
+                .count()
+        };
+        progress("notify") == 3 && progress("flood") == 17
+    })
+    .await;
+    assert!(
+        heard
+            .iter()
+            .all(|(server, _)| server == "notify" || server == "flood"),
+        "{heard:?}"
+    );
+    for log in &logs {
+        assert!(
+            log.calls().iter().all(|call| call["name"] == "word_count"),
+            "{:?}",
+            log.calls()
+        );
+    }
+    assert_eq!(
+        host.call("word_count", r#"{"text":"a b"}"#).await.text(),
+        "2"
+    );
+    host.close().await;
 }

@@ -554,6 +554,9 @@ impl Watched {
         let mut ending: Option<Ending> = listener.map(|l| Box::pin(l.ended()) as Ending);
         loop {
             let first = tokio::select! {
+                // Events first: a connection that failed ends its subscription and says why
+                // among the events, in the same step, and the why is what is reported.
+                biased;
                 event = events.recv() => event,
                 end = ended(&mut ending) => {
                     ending = None;
