@@ -386,6 +386,18 @@ impl Serve {
             tools,
             stream,
         });
+        if self.mode == Mode::EndAtOnce {
+            self.end_subscription(id);
+        }
+    }
+
+    /// Ends subscription `id`, the one that stands, as the server's own doing: its result,
+    /// on its stream over HTTP, which then ends.
+    fn end_subscription(&mut self, id: &Value) {
+        self.log_entry(&json!({"ended": id}));
+        self.tell(&json!({"jsonrpc": "2.0", "id": id,
+            "result": {"resultType": "complete", "_meta": subscription(id)}}));
+        self.listening = None;
     }
 
     /// Sends `message` on the subscription that stands: on its stream over HTTP, where a
@@ -432,13 +444,7 @@ impl Serve {
                 subscription(&id),
                 json!({}),
             )),
-            Mode::EndSubscriptions if self.calls == 1 => {
-                self.log_entry(&json!({"ended": id}));
-                self.tell(&json!({"jsonrpc": "2.0", "id": id,
-                    "result": {"resultType": "complete", "_meta": subscription(&id)}}));
-                // Over HTTP, its stream ends with it.
-                self.listening = None;
-            }
+            Mode::EndSubscriptions if self.calls == 1 => self.end_subscription(&id),
             Mode::StrayChanges => {
                 let stray = json!(id.as_i64().unwrap_or(0) + 1000);
                 for message in [

@@ -123,10 +123,14 @@ pub(crate) enum Mode {
     /// listing of its tools it serves (`{"listed": N}`, N counting from 1), so a test sees
     /// how many listings a burst of changes cost the client.
     ChangeFlood,
+    /// In 2026-07-28, ends every subscription as soon as it has acknowledged it (its result,
+    /// logged as `{"ended": ID}`): a client that subscribes again whenever a subscription
+    /// ends would subscribe without end.
+    EndAtOnce,
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 43] = [
+    pub(crate) const ALL: [(&'static str, Mode); 44] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -170,6 +174,7 @@ impl Mode {
         ("parallel", Mode::Parallel),
         ("ask-flood", Mode::AskFlood),
         ("change-flood", Mode::ChangeFlood),
+        ("end-at-once", Mode::EndAtOnce),
     ];
 
     pub(crate) fn parse(name: &str) -> Result<Mode, String> {

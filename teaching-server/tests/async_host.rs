@@ -598,3 +598,58 @@ async fn servers_wrong_in_their_own_ways_cost_only_themselves() {
     );
     host.close().await;
 }
+
+/// A server that ends every subscription as soon as it has acknowledged it would keep the
+/// host subscribing and listing without end: past `HostLimits::subscription_ends` in a row,
+/// it leaves the host, reported for it; the log counts every subscription it saw.
+#[tokio::test]
+async fn a_server_ending_every_subscription_at_once_leaves_after_the_bound() {
+    let churner = Server::new("ahost-churn");
+    let mut limits = HostLimits::default();
+    limits.subscription_ends = 3;
+    let (host, _events, failures) = Host::start(
+        vec![
+            teaching("churn", &churner, "end-at-once", &["word_count"]),
+            teaching(
+                "stock",
+                &Server::new("ahost-churn-stock"),
+                "normal",
+                &["word_count"],
+            ),
+        ],
+        PaletteConfig::default(),
+        limits,
+    )
+    .await;
+    assert!(failures.is_empty(), "{failures:?}");
+    let mut gone = Vec::new();
+    eventually("the churning server leaves", || {
+        gone.extend(host.take_failures());
+        !gone.is_empty()
+    })
+    .await;
+    assert_eq!(ids(&gone), ["churn"]);
+    assert!(
+        matches!(gone[0].error, HostError::SubscriptionChurn { ends: 4 }),
+        "{}",
+        gone[0]
+    );
+    assert!(
+        gone[0].to_string().contains("ended 4 times in a row"),
+        "{}",
+        gone[0]
+    );
+    // The first subscription and three more, each ended; no fifth.
+    let listens = churner
+        .subscriptions()
+        .iter()
+        .filter(|entry| entry.get("listen").is_some())
+        .count();
+    assert_eq!(listens, 4, "{:?}", churner.subscriptions());
+    // The other server is untouched (its tool's name depends on whether the churning one had
+    // left by the time it joined).
+    let stock = word_count_of(&host, "stock");
+    assert_eq!(offered(&host), std::slice::from_ref(&stock));
+    assert_eq!(host.call(&stock, r#"{"text":"a b"}"#).await.text(), "2");
+    host.close().await;
+}

@@ -34,6 +34,13 @@ pub struct HostLimits {
     /// answered with an error at once, so no server waits on an event nobody will see.
     /// Default: 256.
     pub events_kept: usize,
+    /// How many times in a row a server's subscription to its tool list's changes
+    /// (2026-07-28) may end, by the server's doing or its stream's breaking, with no change
+    /// heard between. The host subscribes again (and lists again) after each end, as changes
+    /// may have gone unheard; past this many, the server leaves the host
+    /// ([`HostError::SubscriptionChurn`]) instead of keeping its watcher subscribing and
+    /// listing without end. Default: 8.
+    pub subscription_ends: u32,
 }
 
 impl Default for HostLimits {
@@ -41,6 +48,7 @@ impl Default for HostLimits {
         HostLimits {
             driver: DriverLimits::default(),
             events_kept: 256,
+            subscription_ends: 8,
         }
     }
 }
@@ -66,6 +74,13 @@ pub enum HostError {
         /// The server's id.
         id: String,
     },
+    /// The server's subscription to its tool list's changes ended more than
+    /// [`HostLimits::subscription_ends`] times in a row, no change heard between: the peer's
+    /// doing, or its connection's.
+    SubscriptionChurn {
+        /// How many times in a row it ended one.
+        ends: u32,
+    },
 }
 
 impl fmt::Display for HostError {
@@ -83,6 +98,11 @@ impl fmt::Display for HostError {
                     "server {id:?} is at a kind of place this host cannot reach"
                 )
             }
+            HostError::SubscriptionChurn { ends } => write!(
+                f,
+                "the server's subscription to its tool list's changes ended {ends} times in a \
+                 row with no change between; it is not subscribed to again"
+            ),
         }
     }
 }
@@ -93,7 +113,9 @@ impl std::error::Error for HostError {
             // Transparent: the driver's or the palette's error is this error, not its cause.
             HostError::Driver(e) => e.source(),
             HostError::Palette(e) => e.source(),
-            HostError::DuplicateId { .. } | HostError::Unsupported { .. } => None,
+            HostError::DuplicateId { .. }
+            | HostError::Unsupported { .. }
+            | HostError::SubscriptionChurn { .. } => None,
         }
     }
 }
@@ -303,6 +325,7 @@ impl Host {
             host: Arc::downgrade(&self.shared),
             id: id.to_owned(),
             number,
+            subscription_ends: self.shared.limits.subscription_ends,
         };
         let watcher =
             tokio::spawn(watched.watch(opened.handle.clone(), opened.events, opened.listener));
@@ -545,6 +568,8 @@ struct Watched {
     host: Weak<Shared>,
     id: String,
     number: u64,
+    /// [`HostLimits::subscription_ends`].
+    subscription_ends: u32,
 }
 
 impl Watched {
@@ -552,6 +577,8 @@ impl Watched {
     /// `listener`) until it leaves the host or the host goes.
     async fn watch(self, handle: Handle, mut events: Events, listener: Option<Listener>) {
         let mut ending: Option<Ending> = listener.map(|l| Box::pin(l.ended()) as Ending);
+        // Subscriptions the server ended since the last change heard.
+        let mut ends = 0_u32;
         loop {
             let first = tokio::select! {
                 // Events first: a connection that failed ends its subscription and says why
@@ -563,6 +590,11 @@ impl Watched {
                     if matches!(end, Err(AsyncError::Ended)) {
                         // The connection ended with it: the events say how.
                         continue;
+                    }
+                    ends = ends.saturating_add(1);
+                    if ends > self.subscription_ends {
+                        self.leave(HostError::SubscriptionChurn { ends });
+                        return;
                     }
                     // Ended by the server, or lost: changes may have gone unheard since.
                     ending = listen_for_changes(&handle)
@@ -589,6 +621,7 @@ impl Watched {
                 match event {
                     Event::Notification(ServerNotification::ListChanged(ListKind::Tools)) => {
                         changed = true;
+                        ends = 0;
                     }
                     Event::Failed(error) => {
                         self.leave(HostError::Driver(AsyncError::Mcp(error)));
