@@ -45,6 +45,11 @@
 //!
 //! [`connect_stream`] takes a reader and a writer (a TCP or Unix socket's halves, pipes of
 //! your own), newline-framed as over stdio.
+//!
+//! With the `host` feature, `Host` holds many servers (started, or at a URL) behind one
+//! palette of the host crate (`mcp-sansio-host`): the model's calls from any tasks, each
+//! routed to its server, and a watcher per server that acts on what it says with no call in
+//! flight.
 
 use std::fmt;
 use std::io;
