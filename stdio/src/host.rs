@@ -332,6 +332,13 @@ impl Host {
         self.palette.palette().offer_disclosed(provider)
     }
 
+    /// Forgets what the model has found with the search tool: the next
+    /// [`offer_disclosed`](Host::offer_disclosed) is the search tool alone, as for a new
+    /// conversation. What may run is unchanged.
+    pub fn hide_all(&mut self) {
+        self.palette.change(Palette::hide_all);
+    }
+
     /// The process id of server `id`, while it is in the host and if the host started it.
     pub fn pid(&self, id: &str) -> Option<u32> {
         self.servers.get(id).and_then(|server| server.link.pid())

@@ -98,6 +98,9 @@ async fn what_cannot_join_is_reported_in_order_and_each_call_reaches_its_own_ser
     assert!(found.text().starts_with("process_refund"), "{found:?}");
     let disclosed = host.offer_disclosed(Provider::Anthropic);
     assert_eq!(disclosed[1]["name"], "process_refund", "{disclosed}");
+    host.hide_all();
+    let hidden = host.offer_disclosed(Provider::Anthropic);
+    assert_eq!(hidden.as_array().map(Vec::len), Some(1), "{hidden}");
     assert_eq!(stock.calls().len(), 1);
     assert_eq!(support.calls().len(), 1);
 

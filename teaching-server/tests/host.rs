@@ -149,6 +149,13 @@ fn the_search_tool_is_the_hosts_own_and_discloses_what_it_finds() {
         refused.text(),
         "not called: missing required argument 'query'"
     );
+    // A new conversation starts from the search tool alone; what may run is unchanged.
+    host.hide_all();
+    assert_eq!(
+        names(host.offer_disclosed(Provider::Anthropic)),
+        [SEARCH_TOOL]
+    );
+    assert_eq!(host.call("word_count", r#"{"text":"a b"}"#).text(), "2");
     for (id, status) in host.close(DEFAULT_GRACE) {
         assert!(status.is_ok(), "{id}: {status:?}");
     }

@@ -374,6 +374,13 @@ impl Host {
         self.with_palette(|palette| palette.offer_disclosed(provider))
     }
 
+    /// Forgets what the model has found with the search tool: the next
+    /// [`offer_disclosed`](Host::offer_disclosed) is the search tool alone, as for a new
+    /// conversation. What may run is unchanged.
+    pub fn hide_all(&self) {
+        self.state().palette.change(Palette::hide_all);
+    }
+
     /// The handle of server `id`, while it is in the host: to answer its requests, set its
     /// roots or its token, or run an operation of the application's own.
     pub fn server(&self, id: &str) -> Option<Handle> {
