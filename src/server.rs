@@ -6,7 +6,7 @@ use alloc::{string::String, vec::Vec};
 use crate::json::view::{opt_string, string, JsonRef, Object, Problem};
 use crate::json::write::{object_text, text_of, write_integer, ObjectWriter};
 use crate::json::RawObject;
-use crate::version::ProtocolVersion;
+use crate::version::{Era, ProtocolVersion};
 
 /// A program's self-description (`serverInfo`): for display and logs, never for decisions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -219,6 +219,17 @@ impl Connected {
             instructions: None,
             cache: None,
         }
+    }
+
+    /// Whether the server tells of a change to its tool list only on a subscription: a
+    /// 2026-07-28 server that declared `tools.listChanged` says so on a `subscriptions/listen`
+    /// asking for [`Subscription::tools`](crate::Subscription::tools) and nowhere else. A
+    /// server of an earlier revision that declared it says so unasked, and one that did not
+    /// declare it never says; for those a subscription is not needed (nor, before 2026-07-28,
+    /// possible).
+    #[must_use]
+    pub fn tool_changes_need_subscription(&self) -> bool {
+        self.version.era() == Era::Stateless && self.capabilities.tools_list_changed
     }
 
     /// What the handshake established, as compact JSON in the shape of an `initialize`

@@ -328,3 +328,30 @@ fn a_server_ping_during_the_handshake_is_answered_and_the_handshake_goes_on() {
     pair.reply(&legacy_result(1, "2025-11-25"));
     pair.finished(op).unwrap();
 }
+
+#[test]
+fn only_a_2026_server_that_declared_tool_changes_needs_a_subscription_to_tell_them() {
+    let connect = |choice: ProtocolChoice, tools: &str| {
+        let mut pair = Pair::new(Pair::config(choice, &[]));
+        let op = pair.client.connect(pair.now).unwrap();
+        pair.drain();
+        pair.reply(&match choice {
+            ProtocolChoice::Stateless => format!(
+                r#"{{"jsonrpc":"2.0","id":1,"result":{{"supportedVersions":["2026-07-28"],"capabilities":{{"tools":{tools}}}}}}}"#
+            ),
+            _ => format!(
+                r#"{{"jsonrpc":"2.0","id":1,"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{tools}}},"serverInfo":{{"name":"legacy","version":"1"}}}}}}"#
+            ),
+        });
+        pair.finished(op).unwrap()
+    };
+    let stateful = ProtocolChoice::Pinned(ProtocolVersion::V2025_11_25);
+    let told = r#"{"listChanged":true}"#;
+    assert!(connect(ProtocolChoice::Stateless, told).tool_changes_need_subscription());
+    assert!(!connect(ProtocolChoice::Stateless, "{}").tool_changes_need_subscription());
+    assert!(
+        !connect(stateful, told).tool_changes_need_subscription(),
+        "a 2025 server tells of changes unasked"
+    );
+    assert!(!connect(stateful, "{}").tool_changes_need_subscription());
+}

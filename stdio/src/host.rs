@@ -6,8 +6,8 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, Config, Era, Event, ListKind, OpId, RawObject, Responder,
-    Root, ServerNotification, Subscription,
+    Allowlist, CallToolResult, Catalog, Config, Connected, Event, ListKind, OpId, RawObject,
+    Responder, Root, ServerNotification, Subscription,
 };
 use mcp_sansio_host::{
     IndexedPalette, Observation, Palette, PaletteConfig, PaletteError, Provider,
@@ -569,10 +569,7 @@ impl Link {
             Link::Process(client) => client.client().connection(),
             Link::Http(client) => client.client().connection(),
         };
-        let listens = connected.is_some_and(|c| {
-            c.version.era() == Era::Stateless && c.capabilities.tools_list_changed
-        });
-        if !listens {
+        if !connected.is_some_and(Connected::tool_changes_need_subscription) {
             return None;
         }
         let listening = match self {

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, Catalog, Era, Error, Event, ListKind, Reply, ServerNotification, Subscription,
+    Allowlist, Catalog, Error, Event, ListKind, Reply, ServerNotification, Subscription,
     SubscriptionEnded,
 };
 use mcp_sansio_host::{
@@ -549,10 +549,7 @@ async fn open(server: HostServer, limits: DriverLimits) -> Result<Opened, HostEr
 /// subscription is kept all the same, its tools listed again only when a call of the host's
 /// finds them moved.
 async fn listen_for_changes(handle: &Handle) -> Option<Listener> {
-    let connected = handle.server();
-    let listens =
-        connected.version.era() == Era::Stateless && connected.capabilities.tools_list_changed;
-    if !listens {
+    if !handle.server().tool_changes_need_subscription() {
         return None;
     }
     handle.listen(Subscription::tools()).await.ok()
