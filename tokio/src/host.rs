@@ -468,7 +468,7 @@ impl Host {
 
     /// Takes the listing a call of server `id` made into the palette.
     fn relisted(&self, id: &str, number: u64, catalog: &Catalog) {
-        self.shared.relisted(id, number, catalog);
+        let _still_here = self.shared.relisted(id, number, catalog);
     }
 
     /// Server `id`, the one numbered `number`, leaves the host because of `error`.
@@ -485,31 +485,41 @@ impl Shared {
     }
 
     /// Sets server `id`'s new `catalog` in the palette, if the server is still the one
-    /// numbered `number`; a catalog the palette refuses takes the server out.
-    fn relisted(&self, id: &str, number: u64, catalog: &Catalog) {
+    /// numbered `number`; a catalog the palette refuses takes the server out. Says whether
+    /// that server is still in the host, all under one lock.
+    fn relisted(&self, id: &str, number: u64, catalog: &Catalog) -> bool {
         let mut state = self.state();
         let Some(server) = state.servers.get(id).filter(|s| s.number == number) else {
-            return;
+            return false;
         };
         let allowlist = server.allowlist.clone();
-        if let Err(e) = state
+        match state
             .palette
             .change(|p| p.set_server(id, &allowlist, catalog))
         {
-            drop(state);
-            self.leave(id, number, HostError::Palette(e));
+            Ok(_) => true,
+            Err(e) => {
+                state.leave(id, number, HostError::Palette(e));
+                false
+            }
         }
     }
 
+    /// Server `id`, the one numbered `number`, leaves the host because of `error`.
+    fn leave(&self, id: &str, number: u64, error: HostError) {
+        self.state().leave(id, number, error);
+    }
+}
+
+impl State {
     /// Takes server `id` out of the palette and reports `error`, if the server in the host
     /// under that id is still the one numbered `number` (reports of a server that has left
     /// come from its watcher and its calls alike, and only the first counts).
-    fn leave(&self, id: &str, number: u64, error: HostError) {
-        let mut state = self.state();
-        if state.servers.get(id).is_some_and(|s| s.number == number) {
-            state.servers.remove(id);
-            state.palette.change(|p| p.remove_server(id));
-            state.failures.push(ServerFailure::new(id, error));
+    fn leave(&mut self, id: &str, number: u64, error: HostError) {
+        if self.servers.get(id).is_some_and(|s| s.number == number) {
+            self.servers.remove(id);
+            self.palette.change(|p| p.remove_server(id));
+            self.failures.push(ServerFailure::new(id, error));
         }
     }
 }
@@ -673,13 +683,7 @@ impl Watched {
             return false;
         };
         match listed {
-            Ok(catalog) => {
-                host.relisted(&self.id, self.number, &catalog);
-                host.state()
-                    .servers
-                    .get(&self.id)
-                    .is_some_and(|s| s.number == self.number)
-            }
+            Ok(catalog) => host.relisted(&self.id, self.number, &catalog),
             Err(error) => {
                 host.leave(&self.id, self.number, HostError::Driver(error));
                 false
