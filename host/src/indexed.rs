@@ -58,6 +58,12 @@ impl IndexedPalette {
         change(&mut self.palette)
     }
 
+    /// Forgets every disclosure ([`Palette::hide_all`]): the next offer is the search tool
+    /// alone. The index is kept, since it holds every offered tool, disclosed or not.
+    pub fn hide_all(&mut self) {
+        self.palette.hide_all();
+    }
+
     /// Runs the model's call of the search tool ([`Palette::search`]) over the palette as
     /// it is now.
     ///
@@ -145,5 +151,25 @@ mod tests {
         );
         let call = palette.route("read_file", "{}").unwrap();
         assert_eq!((call.server, call.tool), ("files", "read_file"));
+    }
+
+    /// Hiding what was disclosed keeps the index, and the hidden tool is found again.
+    #[test]
+    fn hiding_every_disclosure_keeps_the_index() {
+        let allow: Allowlist = ["get_forecast"].into_iter().collect();
+        let weather = catalog(
+            r#"{"tools":[{"name":"get_forecast","description":"Weather forecast for a city.","inputSchema":{"type":"object"}}]}"#,
+        );
+        let mut palette = IndexedPalette::new(PaletteConfig::default());
+        palette
+            .change(|p| p.set_server("weather", &allow, &weather))
+            .unwrap();
+        assert!(found(&mut palette, "forecast").starts_with("get_forecast"));
+        assert_eq!(palette.palette().disclosed().count(), 1);
+        palette.hide_all();
+        assert_eq!(palette.palette().disclosed().count(), 0);
+        assert!(palette.index.is_some(), "the index was dropped");
+        assert!(found(&mut palette, "forecast").starts_with("get_forecast"));
+        assert_eq!(palette.palette().disclosed().count(), 1);
     }
 }

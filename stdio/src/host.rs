@@ -336,7 +336,7 @@ impl Host {
     /// [`offer_disclosed`](Host::offer_disclosed) is the search tool alone, as for a new
     /// conversation. What may run is unchanged.
     pub fn hide_all(&mut self) {
-        self.palette.change(Palette::hide_all);
+        self.palette.hide_all();
     }
 
     /// The process id of server `id`, while it is in the host and if the host started it.

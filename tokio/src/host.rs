@@ -378,7 +378,7 @@ impl Host {
     /// [`offer_disclosed`](Host::offer_disclosed) is the search tool alone, as for a new
     /// conversation. What may run is unchanged.
     pub fn hide_all(&self) {
-        self.state().palette.change(Palette::hide_all);
+        self.state().palette.hide_all();
     }
 
     /// The handle of server `id`, while it is in the host: to answer its requests, set its
