@@ -90,6 +90,8 @@ pub struct Palette {
 struct Server {
     allowlist: Allowlist,
     tools: BTreeMap<String, Entry>,
+    /// Allowed tools of its last catalog left out for their schemas.
+    quarantined: Vec<SchemaRejection>,
 }
 
 /// One offered tool.
@@ -260,6 +262,7 @@ impl Palette {
             Server {
                 allowlist: allowlist.clone(),
                 tools,
+                quarantined: quarantined.clone(),
             },
         );
         Ok(ServerReport {
@@ -289,6 +292,13 @@ impl Palette {
     /// The ids of the servers in the palette, sorted.
     pub fn servers(&self) -> impl Iterator<Item = &str> {
         self.servers.keys().map(String::as_str)
+    }
+
+    /// The allowed tools left out of the offer for their schemas, as each server's last
+    /// catalog had them (only under [`InvalidTools::Quarantine`]), by server id: what a host
+    /// that takes catalogs as they change has to show for the reports it did not keep.
+    pub fn quarantined(&self) -> impl Iterator<Item = &SchemaRejection> {
+        self.servers.values().flat_map(|server| &server.quarantined)
     }
 
     /// Every offered tool, sorted by the name the model calls it by.

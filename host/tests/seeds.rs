@@ -6,7 +6,7 @@
 use mcp_sansio::{Allowlist, CallToolResult, Catalog, CatalogPolicy, Error, Limits, RawObject};
 use mcp_sansio_host::{
     Observation, OfferOptions, Palette, PaletteConfig, PaletteError, Provider, Refusal,
-    MAX_SERVER_ID,
+    SchemaRejection, MAX_SERVER_ID,
 };
 use serde_json::json;
 
@@ -234,6 +234,27 @@ fn a_schema_that_does_not_compile_is_caught_when_the_catalog_arrives() {
         lenient.dispatch("remote", "{}"),
         Err(Refusal::UnknownTool { .. })
     ));
+    // The palette keeps what its servers' last catalogs had left out, for a host that
+    // takes catalogs as they change and keeps no report.
+    let kept: Vec<&SchemaRejection> = lenient.quarantined().collect();
+    assert_eq!(kept, report.quarantined.iter().collect::<Vec<_>>());
+    let fixed = r#"{"tools":[{"name":"ok","inputSchema":{"type":"object"}}]}"#;
+    lenient
+        .set_server("s", &everything, &catalog(fixed))
+        .unwrap();
+    assert_eq!(
+        lenient.quarantined().count(),
+        0,
+        "a new catalog replaces them"
+    );
+    lenient.set_server("s", &everything, &catalog(bad)).unwrap();
+    assert_eq!(lenient.quarantined().count(), 2);
+    assert!(lenient.remove_server("s"));
+    assert_eq!(
+        lenient.quarantined().count(),
+        0,
+        "a removed server's go with it"
+    );
 }
 
 /// A server can write a schema that makes a validator work for hours: branches that each

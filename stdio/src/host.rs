@@ -314,7 +314,9 @@ impl Host {
         }
     }
 
-    /// The palette: what the model is offered, and the server behind each name.
+    /// The palette: what the model is offered, and the server behind each name (and, under
+    /// `CatalogPolicy::QUARANTINE`, which allowed tools were left out for their schemas:
+    /// [`Palette::quarantined`]).
     pub fn palette(&self) -> &Palette {
         self.palette.palette()
     }

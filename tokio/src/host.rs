@@ -357,7 +357,9 @@ impl Host {
         Some(server.handle.clone().close().await)
     }
 
-    /// Reads the palette: what the model is offered, and the server behind each name.
+    /// Reads the palette: what the model is offered, and the server behind each name (and,
+    /// under `CatalogPolicy::QUARANTINE`, which allowed tools were left out for their
+    /// schemas: [`Palette::quarantined`]).
     pub fn with_palette<T>(&self, read: impl FnOnce(&Palette) -> T) -> T {
         read(self.state().palette.palette())
     }
