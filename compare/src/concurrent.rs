@@ -1,13 +1,16 @@
 //! The async driver (`mcp-sansio-tokio`) measured: as one client calling one at a time (a
 //! row of the stdio table), and with many tasks calling at once against rmcp, both on one
-//! current-thread tokio runtime, against the teaching server.
+//! current-thread tokio runtime, against the teaching server; and the async host over the
+//! same driver, where each call is the model's (a palette name and argument text, checked
+//! against the tool's input schema, the result read back as the model's observation).
 
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 use mcp_sansio::{CallToolResult, Limits, ProtocolChoice, RawObject};
-use mcp_sansio_stdio::ServerCommand;
-use mcp_sansio_tokio::{Events, Handle};
+use mcp_sansio_host::PaletteConfig;
+use mcp_sansio_stdio::{HostServer, ServerCommand};
+use mcp_sansio_tokio::{Events, Handle, Host, HostLimits};
 use tokio::runtime::Runtime;
 
 use crate::{
@@ -85,6 +88,7 @@ struct Burst {
 #[derive(Clone, Copy)]
 enum Contender {
     Ours,
+    Host,
     Rmcp,
 }
 
@@ -92,6 +96,7 @@ impl Contender {
     fn name(self) -> &'static str {
         match self {
             Contender::Ours => "mcp-sansio-tokio (auto)",
+            Contender::Host => "mcp-sansio-tokio `Host` (auto)",
             Contender::Rmcp => "rmcp 3.11",
         }
     }
@@ -104,7 +109,7 @@ pub(crate) fn table(server: &Server, argv: &[OsString], options: &Options) -> Re
         .build()
         .map_err(|e| e.to_string())?;
     let per_task = options.calls.div_ceil(TASKS);
-    let contenders = [Contender::Ours, Contender::Rmcp];
+    let contenders = [Contender::Ours, Contender::Host, Contender::Rmcp];
     let mut bursts: Vec<Vec<Burst>> = contenders.iter().map(|_| Vec::new()).collect();
     for round in 0..options.rounds {
         for turn in 0..contenders.len() {
@@ -114,6 +119,7 @@ pub(crate) fn table(server: &Server, argv: &[OsString], options: &Options) -> Re
             };
             let burst = match contender {
                 Contender::Ours => runtime.block_on(ours(server, argv, per_task)),
+                Contender::Host => runtime.block_on(host(server, argv, per_task)),
                 Contender::Rmcp => runtime.block_on(rmcp(server, argv, per_task)),
             }?;
             slot.push(burst);
@@ -215,6 +221,55 @@ async fn ours(server: &Server, argv: &[OsString], per_task: usize) -> Result<Bur
         }))
         .await?;
     handle.close().await.map_err(|e| fail(&e))?;
+    Ok(burst)
+}
+
+async fn host(server: &Server, argv: &[OsString], per_task: usize) -> Result<Burst, String> {
+    let fail = |e: &dyn std::fmt::Display| format!("the async host against {}: {e}", server.name);
+    let (program, args) = argv.split_first().ok_or("no server program")?;
+    let command = ServerCommand::new(program).args(args);
+    let joining = HostServer::new("measured", command, config(server, ProtocolChoice::Auto));
+    let (host, _events, failures) =
+        Host::start([joining], PaletteConfig::default(), HostLimits::default()).await;
+    if let Some(failure) = failures.first() {
+        return Err(fail(failure));
+    }
+    let name = host
+        .with_palette(|palette| {
+            palette
+                .tools()
+                .find(|t| t.tool.name == server.tool)
+                .map(|t| t.name.to_owned())
+        })
+        .ok_or_else(|| fail(&"its tool is not in the palette"))?;
+    let first = host.call(&name, server.arguments).await;
+    if first.is_error() {
+        return Err(fail(&first.text()));
+    }
+    check("the async host", server, first.text())?;
+    let arguments = server.arguments;
+    let local = tokio::task::LocalSet::new();
+    let burst = local
+        .run_until(burst(per_task, |calls| {
+            let host = host.clone();
+            let name = name.clone();
+            async move {
+                let mut latencies = Vec::with_capacity(calls);
+                for _ in 0..calls {
+                    let started = Instant::now();
+                    let observation = host.call(&name, arguments).await;
+                    if observation.is_error() {
+                        return Err(observation.text().to_owned());
+                    }
+                    latencies.push(started.elapsed());
+                }
+                Ok(latencies)
+            }
+        }))
+        .await?;
+    for (_, closed) in host.close().await {
+        closed.map_err(|e| fail(&e))?;
+    }
     Ok(burst)
 }
 

@@ -14,8 +14,8 @@
 //! cost is tiny, so the client's shows) and `@modelcontextprotocol/server-everything`; over
 //! HTTP, against the teaching server and the Python SDK's server, both replying in JSON and
 //! started once per table (so connect is the handshake alone). A third table has 64 tasks
-//! calling at once over stdio: mcp-sansio's async driver against rmcp, both on one
-//! current-thread tokio runtime. Prints Markdown tables.
+//! calling at once over stdio: mcp-sansio's async driver, and its async host over the same
+//! driver, against rmcp, all on one current-thread tokio runtime. Prints Markdown tables.
 //!
 //! ```text
 //! scripts/compare [--calls N] [--connects N] [--rounds N] [--only stdio|tasks|http]
@@ -225,7 +225,7 @@ fn run() -> Result<(), String> {
         ) = servers.first()
         {
             println!(
-                "\n{} tasks calling at once over stdio, one current-thread tokio runtime for both; \
+                "\n{} tasks calling at once over stdio, one current-thread tokio runtime for all; \
                  {} rounds of {} calls each (after {WARM_UP} warm-up calls), taking turns:\n",
                 concurrent::TASKS,
                 options.rounds,
