@@ -160,18 +160,18 @@ pub(crate) fn table(server: &Server, argv: &[OsString], options: &Options) -> Re
     Ok(())
 }
 
-/// Runs `per_task` calls in each of [`TASKS`] tasks made by `task`, after a warm-up.
-async fn burst<F, Fut>(per_task: usize, task: F) -> Result<Burst, String>
+/// Runs `per_task` calls made by `call` in each of [`TASKS`] tasks, after a warm-up.
+async fn burst<F>(per_task: usize, call: F) -> Result<Burst, String>
 where
-    F: Fn(usize) -> Fut,
-    Fut: std::future::Future<Output = Result<Vec<Duration>, String>> + 'static,
+    F: AsyncFn() -> Result<(), String> + Clone + 'static,
 {
-    task(WARM_UP).await?;
+    timed(WARM_UP, &call).await?;
     let cpu = process_cpu();
     let started = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..TASKS {
-        set.spawn_local(task(per_task));
+        let call = call.clone();
+        set.spawn_local(async move { timed(per_task, &call).await });
     }
     let mut latencies = Vec::with_capacity(per_task * TASKS);
     while let Some(done) = set.join_next().await {
@@ -182,6 +182,20 @@ where
         wall: started.elapsed(),
         cpu: process_cpu().saturating_sub(cpu),
     })
+}
+
+/// Makes `calls` calls one after another, and says how long each took.
+async fn timed(
+    calls: usize,
+    call: &impl AsyncFn() -> Result<(), String>,
+) -> Result<Vec<Duration>, String> {
+    let mut latencies = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let started = Instant::now();
+        call().await?;
+        latencies.push(started.elapsed());
+    }
+    Ok(latencies)
 }
 
 async fn ours(server: &Server, argv: &[OsString], per_task: usize) -> Result<Burst, String> {
@@ -201,24 +215,16 @@ async fn ours(server: &Server, argv: &[OsString], per_task: usize) -> Result<Bur
         .map_err(|e| fail(&e))?;
     check("mcp-sansio-tokio", server, &first.text())?;
     let tool = server.tool;
-    let local = tokio::task::LocalSet::new();
-    let burst = local
-        .run_until(burst(per_task, |calls| {
-            let handle = handle.clone();
-            let arguments = arguments.clone();
-            async move {
-                let mut latencies = Vec::with_capacity(calls);
-                for _ in 0..calls {
-                    let started = Instant::now();
-                    handle
-                        .call_tool(tool, &arguments)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    latencies.push(started.elapsed());
-                }
-                Ok(latencies)
-            }
-        }))
+    let caller = handle.clone();
+    let call = async move || {
+        caller
+            .call_tool(tool, &arguments)
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string())
+    };
+    let burst = tokio::task::LocalSet::new()
+        .run_until(burst(per_task, call))
         .await?;
     handle.close().await.map_err(|e| fail(&e))?;
     Ok(burst)
@@ -248,24 +254,16 @@ async fn host(server: &Server, argv: &[OsString], per_task: usize) -> Result<Bur
     }
     check("the async host", server, first.text())?;
     let arguments = server.arguments;
-    let local = tokio::task::LocalSet::new();
-    let burst = local
-        .run_until(burst(per_task, |calls| {
-            let host = host.clone();
-            let name = name.clone();
-            async move {
-                let mut latencies = Vec::with_capacity(calls);
-                for _ in 0..calls {
-                    let started = Instant::now();
-                    let observation = host.call(&name, arguments).await;
-                    if observation.is_error() {
-                        return Err(observation.text().to_owned());
-                    }
-                    latencies.push(started.elapsed());
-                }
-                Ok(latencies)
-            }
-        }))
+    let caller = host.clone();
+    let call = async move || {
+        let observation = caller.call(&name, arguments).await;
+        match observation.is_error() {
+            true => Err(observation.text().to_owned()),
+            false => Ok(()),
+        }
+    };
+    let burst = tokio::task::LocalSet::new()
+        .run_until(burst(per_task, call))
         .await?;
     for (_, closed) in host.close().await {
         closed.map_err(|e| fail(&e))?;
@@ -281,23 +279,14 @@ async fn rmcp(server: &Server, argv: &[OsString], per_task: usize) -> Result<Bur
     client.list_tools(None).await.map_err(|e| fail(&e))?;
     let params = rmcp_first_call(&client, server).await?;
     let peer = client.peer().clone();
-    let local = tokio::task::LocalSet::new();
-    let burst = local
-        .run_until(burst(per_task, |calls| {
-            let peer = peer.clone();
-            let params = params.clone();
-            async move {
-                let mut latencies = Vec::with_capacity(calls);
-                for _ in 0..calls {
-                    let started = Instant::now();
-                    peer.call_tool(params.clone())
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    latencies.push(started.elapsed());
-                }
-                Ok(latencies)
-            }
-        }))
+    let call = async move || {
+        peer.call_tool(params.clone())
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string())
+    };
+    let burst = tokio::task::LocalSet::new()
+        .run_until(burst(per_task, call))
         .await?;
     client.cancel().await.map_err(|e| fail(&e))?;
     Ok(burst)
