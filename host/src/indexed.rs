@@ -108,6 +108,17 @@ mod tests {
         Catalog::from_json(json, CatalogPolicy::STRICT, &Limits::default()).unwrap()
     }
 
+    const WEATHER: &str = r#"{"tools":[{"name":"get_forecast","description":"Weather forecast for a city.","inputSchema":{"type":"object"}}]}"#;
+
+    /// A palette holding the weather server's one tool, allowed by `allow`.
+    fn with_weather(allow: &Allowlist) -> IndexedPalette {
+        let mut palette = IndexedPalette::new(PaletteConfig::default());
+        palette
+            .change(|p| p.set_server("weather", allow, &catalog(WEATHER)))
+            .unwrap();
+        palette
+    }
+
     fn found(palette: &mut IndexedPalette, query: &str) -> String {
         match palette.route(SEARCH_TOOL, &format!(r#"{{"query":"{query}"}}"#)) {
             Err(observation) => observation.text().to_owned(),
@@ -120,16 +131,10 @@ mod tests {
     #[test]
     fn every_change_is_searched_at_the_next_search() {
         let allow: Allowlist = ["get_forecast", "read_file"].into_iter().collect();
-        let weather = catalog(
-            r#"{"tools":[{"name":"get_forecast","description":"Weather forecast for a city.","inputSchema":{"type":"object"}}]}"#,
-        );
         let files = catalog(
             r#"{"tools":[{"name":"read_file","description":"Read a file from disk.","inputSchema":{"type":"object"}}]}"#,
         );
-        let mut palette = IndexedPalette::new(PaletteConfig::default());
-        palette
-            .change(|p| p.set_server("weather", &allow, &weather))
-            .unwrap();
+        let mut palette = with_weather(&allow);
         assert!(found(&mut palette, "weather forecast").starts_with("get_forecast"));
         palette
             .change(|p| p.set_server("files", &allow, &files))
@@ -156,14 +161,7 @@ mod tests {
     /// Hiding what was disclosed keeps the index, and the hidden tool is found again.
     #[test]
     fn hiding_every_disclosure_keeps_the_index() {
-        let allow: Allowlist = ["get_forecast"].into_iter().collect();
-        let weather = catalog(
-            r#"{"tools":[{"name":"get_forecast","description":"Weather forecast for a city.","inputSchema":{"type":"object"}}]}"#,
-        );
-        let mut palette = IndexedPalette::new(PaletteConfig::default());
-        palette
-            .change(|p| p.set_server("weather", &allow, &weather))
-            .unwrap();
+        let mut palette = with_weather(&["get_forecast"].into_iter().collect());
         assert!(found(&mut palette, "forecast").starts_with("get_forecast"));
         assert_eq!(palette.palette().disclosed().count(), 1);
         palette.hide_all();
