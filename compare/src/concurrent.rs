@@ -257,10 +257,10 @@ async fn host(server: &Server, argv: &[OsString], per_task: usize) -> Result<Bur
     let caller = host.clone();
     let call = async move || {
         let observation = caller.call(&name, arguments).await;
-        match observation.is_error() {
-            true => Err(observation.text().to_owned()),
-            false => Ok(()),
+        if observation.is_error() {
+            return Err(observation.text().to_owned());
         }
+        Ok(())
     };
     let burst = tokio::task::LocalSet::new()
         .run_until(burst(per_task, call))
