@@ -37,6 +37,15 @@ fn offered(host: &Host) -> Vec<String> {
     names
 }
 
+/// How many times `server` has served its tool list.
+fn listings(server: &Server) -> usize {
+    server
+        .calls()
+        .iter()
+        .filter(|entry| entry.get("listed").is_some())
+        .count()
+}
+
 fn ids(failures: &[ServerFailure]) -> Vec<&str> {
     failures.iter().map(|f| f.id.as_str()).collect()
 }
@@ -276,13 +285,7 @@ async fn a_burst_of_changes_is_listed_once() {
     server.config.protocol = ProtocolChoice::Stateful;
     let (host, mut events, failures) = start(vec![server]).await;
     assert!(failures.is_empty(), "{failures:?}");
-    let listings = || {
-        stock
-            .calls()
-            .iter()
-            .filter(|entry| entry.get("listed").is_some())
-            .count()
-    };
+    let listings = || listings(&stock);
     assert_eq!(listings(), 1);
     assert_eq!(
         host.call("word_count", r#"{"text":"a b c"}"#).await.text(),
@@ -301,6 +304,91 @@ async fn a_burst_of_changes_is_listed_once() {
     );
     eventually("the change is listed", || listings() >= 2).await;
     assert_eq!(listings(), 2, "{:?}", stock.calls());
+    assert!(host.take_failures().is_empty());
+    host.close().await;
+}
+
+/// A server the application reached itself over a byte stream (here the pipes of a process
+/// it started) is hosted as any other: an id already taken is refused before a byte is
+/// written, its calls are routed to it, a burst of its list changes is heard by a watcher
+/// of its own and listed once, and removing it closes its input, so it exits.
+#[tokio::test]
+async fn a_server_over_a_stream_the_application_brings_is_hosted_as_any_other() {
+    use tokio::io::AsyncReadExt;
+
+    let (support, piped) = (Server::new("ahost-stream-s"), Server::new("ahost-stream"));
+    let (host, mut events, failures) = start(vec![teaching(
+        "support",
+        &support,
+        "support",
+        &["process_refund"],
+    )])
+    .await;
+    assert!(failures.is_empty(), "{failures:?}");
+    let mut stateful = config(&["word_count"]);
+    stateful.protocol = ProtocolChoice::Stateful;
+
+    let (ours, mut theirs) = tokio::io::duplex(4096);
+    let (reader, writer) = tokio::io::split(ours);
+    let twin = host
+        .add_stream("support", reader, writer, stateful.clone())
+        .await;
+    assert!(
+        matches!(&twin, Err(HostError::DuplicateId { id }) if id == "support"),
+        "{twin:?}"
+    );
+    let mut written = Vec::new();
+    theirs.read_to_end(&mut written).await.unwrap();
+    assert!(written.is_empty(), "{}", String::from_utf8_lossy(&written));
+
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
+        .args(["serve", "--mode", "change-flood", "--log"])
+        .arg(&piped.log)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (stdin, stdout) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+    host.add_stream("piped", stdout, stdin, stateful)
+        .await
+        .unwrap();
+    assert_eq!(offered(&host), ["process_refund", "word_count"]);
+    assert_eq!(listings(&piped), 1);
+    let (count, refund) = tokio::join!(
+        host.call("word_count", r#"{"text":"a b c"}"#),
+        host.call("process_refund", r#"{"order_id":"ORD-1","amount":2}"#),
+    );
+    assert_eq!(
+        (count.text(), refund.text()),
+        ("3", "refunded 2.00 on ORD-1")
+    );
+    assert_eq!(
+        piped
+            .calls()
+            .iter()
+            .filter(|c| c.get("name").is_some())
+            .count(),
+        1
+    );
+    assert_eq!(support.calls()[0]["name"], "process_refund");
+
+    let told = tokio::time::timeout(common::SLACK, events.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(told.server, "piped");
+    eventually("the change is listed", || listings(&piped) >= 2).await;
+    assert_eq!(listings(&piped), 2, "{:?}", piped.calls());
+
+    let removed = host.remove("piped").await;
+    assert!(matches!(removed, Some(Ok(None))), "{removed:?}");
+    let exited = tokio::time::timeout(common::SLACK, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(exited.success(), "{exited:?}");
+    assert_eq!(offered(&host), ["process_refund"]);
     assert!(host.take_failures().is_empty());
     host.close().await;
 }

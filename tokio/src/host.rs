@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, Catalog, Error, Event, ListKind, Reply, ServerNotification, Subscription,
+    Allowlist, Catalog, Config, Error, Event, ListKind, Reply, ServerNotification, Subscription,
     SubscriptionEnded,
 };
 use mcp_sansio_host::{
@@ -18,6 +18,7 @@ use mcp_sansio_host::{
 };
 use mcp_sansio_stdio::{HostServer, ServerAt};
 use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
 use crate::{AsyncError, DriverConfig, DriverLimits, Events, Handle, Listener};
@@ -140,7 +141,8 @@ pub struct HostEvent {
 pub type HostEvents = Events<HostEvent>;
 
 /// Many servers, one palette, on tokio: local servers each started in its own process group,
-/// remote ones reached over Streamable HTTP, each call routed to the server behind its tool,
+/// remote ones reached over Streamable HTTP, and any the application reaches itself over a
+/// byte stream ([`add_stream`](Host::add_stream)), each call routed to the server behind its tool,
 /// calls to any servers at once from any tasks. Clones share the host; the last one dropped
 /// ends every server (as dropping their [`Handle`]s does).
 ///
@@ -305,6 +307,40 @@ impl Host {
         }
         let id = server.id.clone();
         let opened = open(server, self.shared.limits.driver.clone()).await?;
+        self.join(&id, opened)
+    }
+
+    /// Adds a server the application reached itself, speaking newline-framed JSON-RPC over
+    /// `reader` and `writer` (the two halves of a socket, the pipes of a process it started,
+    /// an in-process duplex) under `config`, as [`add`](Host::add) adds one it starts: the
+    /// handshake, a subscription to its tool list's changes where that is how it tells them,
+    /// its tools listed into the palette, and a watcher. Removing or closing it closes
+    /// `writer`; anything more that ends the server (a process, a socket's peer) is the
+    /// application's.
+    ///
+    /// # Errors
+    /// [`HostError::DuplicateId`] if a server of that id is in the host, before a byte is
+    /// read or written; otherwise why the handshake, the listing or the palette refused
+    /// it, after which `writer` is closed and the host is as it was.
+    pub async fn add_stream<R, W>(
+        &self,
+        id: impl Into<String>,
+        reader: R,
+        writer: W,
+        config: Config,
+    ) -> Result<(), HostError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let id = id.into();
+        if self.state().servers.contains_key(&id) {
+            return Err(HostError::DuplicateId { id });
+        }
+        let (allowlist, timeout) = (config.allowlist.clone(), config.limits.operation_timeout);
+        let config = DriverConfig::new(config, self.shared.limits.driver.clone());
+        let connected = crate::connect_stream(reader, writer, config).await;
+        let opened = listed(connected, allowlist, timeout).await?;
         self.join(&id, opened)
     }
 
@@ -529,8 +565,10 @@ impl State {
 /// Starts or reaches `server`, runs the handshake, subscribes to its tool list's changes
 /// where that is how it tells them, and lists its tools.
 async fn open(server: HostServer, limits: DriverLimits) -> Result<Opened, HostError> {
-    let allowlist = server.config.allowlist.clone();
-    let timeout = server.config.limits.operation_timeout;
+    let (allowlist, timeout) = (
+        server.config.allowlist.clone(),
+        server.config.limits.operation_timeout,
+    );
     let config = DriverConfig::new(server.config, limits);
     let connected = match server.at {
         ServerAt::Process(command) => crate::connect_stdio(&command, config).await,
@@ -543,6 +581,16 @@ async fn open(server: HostServer, limits: DriverLimits) -> Result<Opened, HostEr
         }
         _ => return Err(HostError::Unsupported { id: server.id }),
     };
+    listed(connected, allowlist, timeout).await
+}
+
+/// A server `connected`, subscribed to its tool list's changes where that is how it tells
+/// them, and its tools listed.
+async fn listed(
+    connected: Result<(Handle, Events), AsyncError>,
+    allowlist: Allowlist,
+    timeout: Duration,
+) -> Result<Opened, HostError> {
     let (handle, events) = connected.map_err(HostError::Driver)?;
     let listener = listen_for_changes(&handle).await;
     let catalog = handle.list_tools().await.map_err(HostError::Driver)?;
