@@ -452,7 +452,8 @@ impl Host {
         match handle.call_tool(&tool, &arguments).await {
             Ok(result) => {
                 if let Some(catalog) = handle.take_relisted() {
-                    self.relisted(&id, number, &catalog);
+                    // Whether the server is still here, the observation says either way.
+                    self.shared.relisted(&id, number, &catalog);
                 }
                 self.with_palette(|palette| palette.observe(name, &result))
             }
@@ -502,11 +503,6 @@ impl Host {
 
     fn state(&self) -> MutexGuard<'_, State> {
         self.shared.state()
-    }
-
-    /// Takes the listing a call of server `id` made into the palette.
-    fn relisted(&self, id: &str, number: u64, catalog: &Catalog) {
-        let _still_here = self.shared.relisted(id, number, catalog);
     }
 
     /// Server `id`, the one numbered `number`, leaves the host because of `error`.
