@@ -6,7 +6,9 @@
 //! application's, or dynamic registration), PKCE and `state` from the operating system's
 //! random source, the user's browser (the application's part: it opens the URL and hands
 //! back where the browser was sent), and the token, bound to the server with RFC 8707's
-//! `resource`. Each step is also public, for an application that keeps a client id, a
+//! `resource`. It drives the core's flow ([`Discovery`], then [`Login`]), which decides
+//! every step; this module only sends what it asks. [`Authorizer::discover`] and
+//! [`Authorizer::token`] are also public, for an application that keeps a client id, a
 //! refresh token or the metadata between runs.
 //!
 //! Every fetch is bounded: one reply head by [`Limits::reply_head_bytes`], one document by
@@ -49,161 +51,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::fmt;
-
+pub use mcp_sansio::auth::{
+    AuthorizeError, Authorized, ClientIdentity, Discovered, Fetch, Fetched,
+};
 use mcp_sansio::auth::{
-    read_redirect, registration_request, resource_metadata_urls, scope_to_request,
-    server_metadata_urls, AuthError, AuthorizationRequest, Challenge, Pkce, Registration,
-    ResourceMetadata, ServerMetadata, Token, TokenAuth, TokenRequest,
+    Challenge, Discovering, Discovery, Login, ServerMetadata, Token, TokenExchange, TokenRequest,
 };
 use mcp_sansio::Limits;
 
 use crate::wire::{self, Fields};
 use crate::Seen;
 
-/// Why authorization did not end with a token.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AuthorizeError {
-    /// A step's document or decision failed; see [`AuthError`] (most are the servers'
-    /// doing).
-    Auth(AuthError),
-    /// A URL could not be reached, or its reply was not HTTP (the cause, as text).
-    Unreachable(String),
-    /// No protected resource metadata, or no authorization server metadata, at any of the
-    /// URLs the spec names (each answered with a status other than 200, listed).
-    NotFound(Vec<(String, u16)>),
-    /// A reply's body is longer than [`Limits::frame_bytes`]: not read further.
-    TooLong {
-        /// The URL.
-        url: String,
-    },
-    /// An endpoint answered with a status and no OAuth error in its body.
-    Status {
-        /// The URL.
-        url: String,
-        /// Its status.
-        status: u16,
-    },
-    /// The authorization server takes no client it does not know (no
-    /// `registration_endpoint`), and the application gave no client id.
-    NoClientId,
-    /// The application's browser step failed, in its own words.
-    Browser(String),
-    /// The operating system's random source failed.
-    Random(String),
-}
-
-impl fmt::Display for AuthorizeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AuthorizeError::Auth(e) => e.fmt(f),
-            AuthorizeError::Unreachable(why) => write!(f, "could not fetch: {why}"),
-            AuthorizeError::NotFound(tried) => {
-                f.write_str("no metadata was found at")?;
-                for (i, (url, status)) in tried.iter().enumerate() {
-                    let comma = if i == 0 { " " } else { ", " };
-                    write!(f, "{comma}{url} ({status})")?;
-                }
-                Ok(())
-            }
-            AuthorizeError::TooLong { url } => {
-                write!(f, "{url}'s reply is longer than the frame limit")
-            }
-            AuthorizeError::Status { url, status } => {
-                write!(f, "{url} answered {status} without an OAuth error")
-            }
-            AuthorizeError::NoClientId => f.write_str(
-                "the authorization server registers no clients and no client id was given",
-            ),
-            AuthorizeError::Browser(why) => write!(f, "the browser step failed: {why}"),
-            AuthorizeError::Random(why) => write!(f, "no random bytes: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for AuthorizeError {}
-
-impl From<AuthError> for AuthorizeError {
-    fn from(e: AuthError) -> Self {
-        AuthorizeError::Auth(e)
-    }
-}
-
-/// A reply to one fetch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fetched {
-    /// The status.
-    pub status: u16,
-    /// `Location`, if given (a redirect's target).
-    pub location: Option<String>,
-    /// The body, at most [`Limits::frame_bytes`] of it.
-    pub body: Vec<u8>,
-}
-
-/// Both servers' metadata, found for one MCP server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Discovered {
-    /// The MCP server's protected resource metadata.
-    pub resource: ResourceMetadata,
-    /// Its first authorization server's metadata.
-    pub server: ServerMetadata,
-}
-
-/// Who the client is to the authorization server, tried in the spec's order: a client id
-/// the application has, then its client metadata document where the server takes one, then
-/// dynamic registration.
-#[derive(Debug, Clone, Copy)]
-pub struct ClientIdentity<'a> {
-    /// A client id the application has for this authorization server (pre-registered).
-    pub client_id: Option<&'a str>,
-    /// The secret of that client, if the server registered it as a confidential one, and
-    /// how the server takes it ([`TokenAuth::SecretBasic`] where the application does not
-    /// know: every server that issues secrets must take that). Not used without
-    /// `client_id`.
-    pub client_secret: Option<(&'a str, TokenAuth)>,
-    /// The `https` URL of the application's client metadata document, used as the client id
-    /// where the authorization server says it takes one
-    /// (`client_id_metadata_document_supported`).
-    pub metadata_document: Option<&'a str>,
-    /// The name a registration gives the client, shown to the user.
-    pub client_name: &'a str,
-    /// Where the browser comes back: a loopback URL the application listens on, or its own
-    /// `https` one.
-    pub redirect_uri: &'a str,
-}
-
-/// What authorization ended with.
-#[derive(Clone)]
-pub struct Authorized {
-    /// The token: hand it to
-    /// [`HttpSession::set_authorization`](mcp_sansio::HttpSession::set_authorization).
-    pub token: Token,
-    /// The client id used, to keep for a refresh.
-    pub client_id: String,
-    /// The client secret a registration gave, or the application's, if any.
-    pub client_secret: Option<String>,
-    /// How the token endpoint takes the client, to send the secret the same way in a
-    /// refresh ([`TokenRequest::client_secret`]).
-    pub token_auth: TokenAuth,
-    /// The metadata found, to keep for a refresh.
-    pub discovered: Discovered,
-}
-
-impl fmt::Debug for Authorized {
-    /// The token and the secret are not printed.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Authorized")
-            .field("token", &self.token)
-            .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
-            .field("token_auth", &self.token_auth)
-            .field("discovered", &self.discovered)
-            .finish()
-    }
-}
-
-/// Fetches OAuth's documents and runs the flow; see the [module](self).
+/// Fetches OAuth's documents and runs the flow ([`Discovery`], [`Login`]); see the
+/// [module](self).
 #[derive(Debug, Clone)]
 pub struct Authorizer {
     limits: Limits,
@@ -215,36 +75,20 @@ impl Authorizer {
         Authorizer { limits: *limits }
     }
 
-    /// `method` to `url`, with `body` of its content type if given, and `Accept:
-    /// application/json`.
+    /// Sends `request`, with `Accept: application/json`, and reads its reply.
     ///
     /// # Errors
     /// [`AuthorizeError::Unreachable`] when there is no reply, or the URL cannot be reached
     /// by this build; [`AuthorizeError::TooLong`] for a body past the frame limit.
-    pub fn fetch(
-        &self,
-        method: &str,
-        url: &str,
-        body: Option<(&str, &[u8])>,
-    ) -> Result<Fetched, AuthorizeError> {
-        self.send(method, url, body, None)
-    }
-
-    /// [`fetch`](Self::fetch), with an `Authorization` header if given.
-    fn send(
-        &self,
-        method: &str,
-        url: &str,
-        body: Option<(&str, &[u8])>,
-        authorization: Option<&str>,
-    ) -> Result<Fetched, AuthorizeError> {
+    pub fn fetch(&self, request: &Fetch) -> Result<Fetched, AuthorizeError> {
+        let url = request.url.as_str();
         let target = wire::Target::new(url, self.limits.reply_head_bytes, 0)
             .map_err(|e| AuthorizeError::Unreachable(e.to_string()))?;
         let mut headers = vec![("Accept", "application/json")];
-        if let Some((content_type, _)) = body {
+        if let Some((content_type, _)) = &request.body {
             headers.push(("Content-Type", content_type));
         }
-        if let Some(value) = authorization {
+        if let Some(value) = &request.authorization {
             headers.push(("Authorization", value));
         }
         let limit = self.limits.frame_bytes;
@@ -253,10 +97,10 @@ impl Authorizer {
         let mut failed = None;
         let mut too_long = false;
         target.exchange(
-            method,
+            request.method,
             None,
             headers.into_iter(),
-            body.map(|(_, b)| b),
+            request.body.as_ref().map(|(_, b)| b.as_slice()),
             self.limits.operation_timeout,
             &|_| {},
             &mut |seen| match seen {
@@ -295,126 +139,55 @@ impl Authorizer {
         })
     }
 
-    /// The first of `urls` that answers 200, its body read by `parse`.
-    fn first_found<T>(
-        &self,
-        urls: Vec<String>,
-        parse: impl Fn(&[u8]) -> Result<T, AuthError>,
-    ) -> Result<T, AuthorizeError> {
-        let mut tried = Vec::new();
-        for url in urls {
-            let fetched = self.fetch("GET", &url, None)?;
-            if fetched.status == 200 {
-                return Ok(parse(&fetched.body)?);
-            }
-            tried.push((url, fetched.status));
-        }
-        Err(AuthorizeError::NotFound(tried))
-    }
-
     /// Both servers' metadata for the MCP server at `server_url`, which refused a request
     /// with `challenge` (if it sent one): the protected resource metadata from the first
     /// URL that has it, then its first authorization server's, each in the spec's order.
     ///
     /// # Errors
-    /// [`AuthorizeError`]: a URL unreachable, no metadata at any URL, or metadata refused.
+    /// [`AuthorizeError`]: a URL unreachable, no metadata at any URL
+    /// ([`AuthError::NotFound`](mcp_sansio::auth::AuthError::NotFound)), or metadata
+    /// refused.
     pub fn discover(
         &self,
         server_url: &str,
         challenge: Option<&Challenge>,
     ) -> Result<Discovered, AuthorizeError> {
-        let urls = resource_metadata_urls(server_url, challenge)?;
-        let resource = self.first_found(urls, |body| {
-            ResourceMetadata::parse(body, server_url, &self.limits)
-        })?;
-        let issuer = resource
-            .authorization_servers
-            .first()
-            .cloned()
-            .unwrap_or_default();
-        let server = self.first_found(server_metadata_urls(&issuer)?, |body| {
-            ServerMetadata::parse(body, &issuer, &self.limits)
-        })?;
-        Ok(Discovered { resource, server })
-    }
-
-    /// `body` POSTed to `url` as `content_type`, with an `Authorization` header if given,
-    /// its answer read by `parse`; an error status with no OAuth error in its body is
-    /// [`AuthorizeError::Status`].
-    fn post<T>(
-        &self,
-        url: &str,
-        content_type: &str,
-        body: &[u8],
-        authorization: Option<&str>,
-        parse: impl Fn(&[u8], &Limits) -> Result<T, AuthError>,
-    ) -> Result<T, AuthorizeError> {
-        let fetched = self.send("POST", url, Some((content_type, body)), authorization)?;
-        let parsed = parse(&fetched.body, &self.limits);
-        if (200..300).contains(&fetched.status) {
-            return Ok(parsed?);
+        let mut discovery = Discovery::new(server_url, challenge, &self.limits)?;
+        loop {
+            let fetched = self.fetch(&discovery.request())?;
+            match discovery.answered(fetched.status, &fetched.body)? {
+                Discovering::Next(next) => discovery = next,
+                Discovering::Found(found) => return Ok(found),
+            }
         }
-        match parsed {
-            Err(refused @ AuthError::Refused { .. }) => Err(refused.into()),
-            _ => Err(AuthorizeError::Status {
-                url: url.to_owned(),
-                status: fetched.status,
-            }),
-        }
-    }
-
-    /// Registers a client (RFC 7591) at `server`'s registration endpoint.
-    ///
-    /// # Errors
-    /// [`AuthorizeError::NoClientId`] when `server` has no registration endpoint; else as
-    /// the fetch and the answer go.
-    pub fn register(
-        &self,
-        server: &ServerMetadata,
-        client_name: &str,
-        redirect_uri: &str,
-    ) -> Result<Registration, AuthorizeError> {
-        let endpoint = server
-            .registration_endpoint
-            .as_deref()
-            .ok_or(AuthorizeError::NoClientId)?;
-        let body = registration_request(client_name, &[redirect_uri]);
-        self.post(
-            endpoint,
-            "application/json",
-            &body,
-            None,
-            Registration::parse,
-        )
     }
 
     /// `request` at `server`'s token endpoint: a code exchanged, or a token refreshed,
     /// the client's secret sent as the request says ([`TokenRequest::client_secret`]).
     ///
     /// # Errors
-    /// As the fetch and the answer go: [`AuthError::Refused`] with the server's OAuth error.
+    /// As the fetch and the answer go ([`TokenExchange::answered`]).
     pub fn token(
         &self,
         server: &ServerMetadata,
         request: &TokenRequest<'_>,
     ) -> Result<Token, AuthorizeError> {
-        let body = request.body();
-        self.post(
-            &server.token_endpoint,
-            "application/x-www-form-urlencoded",
-            body.as_bytes(),
-            request.authorization().as_deref(),
-            Token::parse,
-        )
+        let exchange = TokenExchange::new(server, request, &self.limits);
+        let fetched = self.fetch(exchange.request())?;
+        Ok(exchange.answered(fetched.status, &fetched.body)?)
     }
 
     /// The whole flow for the MCP server at `server_url`, which refused a request with
-    /// `challenge`: discovery, a client id, PKCE and state, `browser` (given the URL to
-    /// open, it returns the URL the browser was sent back to, or why not), and the token.
+    /// `challenge`: discovery, a client id (the application's, its metadata document, or
+    /// a [`Registration`](mcp_sansio::auth::Registration)), PKCE and state from the operating system's random source,
+    /// `browser` (given the URL to open, it returns the URL the browser was sent back to,
+    /// or why not), and the token.
     ///
     /// # Errors
     /// [`AuthorizeError`] from whichever step failed; a redirect whose `state` is not the
-    /// one sent is [`AuthError::StateMismatch`], and is not used.
+    /// one sent is
+    /// [`AuthError::StateMismatch`](mcp_sansio::auth::AuthError::StateMismatch), and is not
+    /// used.
     pub fn authorize(
         &self,
         server_url: &str,
@@ -423,71 +196,37 @@ impl Authorizer {
         browser: impl FnOnce(&str) -> Result<String, String>,
     ) -> Result<Authorized, AuthorizeError> {
         let discovered = self.discover(server_url, challenge)?;
-        let document = client
-            .metadata_document
-            .filter(|_| discovered.server.client_id_metadata_document_supported);
-        let (client_id, client_secret, token_auth) = match (client.client_id, document) {
-            (Some(id), _) => match client.client_secret {
-                Some((secret, token_auth)) => (id.to_owned(), Some(secret.to_owned()), token_auth),
-                None => (id.to_owned(), None, TokenAuth::None),
-            },
-            (None, Some(url)) => (metadata_document(url)?, None, TokenAuth::None),
-            (None, None) => {
-                let registration =
-                    self.register(&discovered.server, client.client_name, client.redirect_uri)?;
-                (
-                    registration.client_id,
-                    registration.client_secret,
-                    registration.token_auth,
-                )
+        let (verifier, state) = random()?;
+        let login = Login::start(
+            discovered,
+            challenge,
+            client,
+            &verifier,
+            &state,
+            &self.limits,
+        )?;
+        let browsing = match login {
+            Login::Browse(browsing) => browsing,
+            Login::Register(registering) => {
+                let fetched = self.fetch(registering.request())?;
+                registering.answered(fetched.status, &fetched.body)?
             }
         };
-        let (mut verifier, mut state) = ([0_u8; 32], [0_u8; 16]);
-        for bytes in [&mut verifier[..], &mut state[..]] {
-            getrandom::fill(bytes).map_err(|e| AuthorizeError::Random(e.to_string()))?;
-        }
-        let pkce = Pkce::from_random(&verifier);
-        let state: String = state.iter().map(|b| format!("{b:02x}")).collect();
-        let scope = scope_to_request(challenge, &discovered.resource);
-        let resource = discovered.resource.resource.as_str();
-        let url = AuthorizationRequest {
-            client_id: &client_id,
-            redirect_uri: client.redirect_uri,
-            scope: scope.as_deref(),
-            state: &state,
-            resource,
-        }
-        .url(&discovered.server, &pkce);
-        let back = browser(&url).map_err(AuthorizeError::Browser)?;
-        let code = read_redirect(&back, &state, &discovered.server)?;
-        let request = TokenRequest::authorization_code(
-            &code,
-            client.redirect_uri,
-            &pkce,
-            &client_id,
-            resource,
-        )
-        .client_secret(client_secret.as_deref(), token_auth);
-        let token = self.token(&discovered.server, &request)?;
-        Ok(Authorized {
-            token,
-            client_id,
-            client_secret,
-            token_auth,
-            discovered,
-        })
+        let back = browser(browsing.url()).map_err(AuthorizeError::Browser)?;
+        let exchanging = browsing.returned(&back)?;
+        let fetched = self.fetch(exchanging.request())?;
+        Ok(exchanging.answered(fetched.status, &fetched.body)?)
     }
 }
 
-/// A client metadata document's URL as a client id: `https` with a path, as the spec says
-/// such a client id MUST be.
-fn metadata_document(url: &str) -> Result<String, AuthorizeError> {
-    let path = url
-        .strip_prefix("https://")
-        .and_then(|rest| rest.split_once('/'))
-        .map(|(_, path)| path);
-    match path {
-        Some(path) if !path.is_empty() && !url.contains('#') => Ok(url.to_owned()),
-        _ => Err(AuthError::InvalidUrl(url.to_owned()).into()),
+/// PKCE's verifier and `state`, from the operating system's random source.
+///
+/// # Errors
+/// [`AuthorizeError::Random`] when it fails.
+fn random() -> Result<([u8; 32], [u8; 16]), AuthorizeError> {
+    let (mut verifier, mut state) = ([0_u8; 32], [0_u8; 16]);
+    for bytes in [&mut verifier[..], &mut state[..]] {
+        getrandom::fill(bytes).map_err(|e| AuthorizeError::Random(e.to_string()))?;
     }
+    Ok((verifier, state))
 }

@@ -177,7 +177,7 @@ fn the_challenge_s_url_alone_is_used_and_what_it_holds_is_checked() {
     let (base, asked) = serve(|_| Script::new());
     let challenge = Challenge::parse(&format!(r#"Bearer resource_metadata="{base}/gone""#));
     match Authorizer::new(&Limits::default()).discover(&format!("{base}/mcp"), challenge.as_ref()) {
-        Err(AuthorizeError::NotFound(tried)) => {
+        Err(AuthorizeError::Auth(AuthError::NotFound(tried))) => {
             assert_eq!(tried, [(format!("{base}/gone"), 404)]);
         }
         other => panic!("{other:?}"),

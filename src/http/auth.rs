@@ -23,6 +23,10 @@
 //!    [`HttpSession::set_authorization`](crate::HttpSession::set_authorization) sends the
 //!    token on every request. [`TokenRequest::refresh`] renews it.
 //!
+//! [`Discovery`] and [`Login`] are those steps as one flow a transport drives: each says
+//! what to fetch or which URL the browser opens, and takes what came back (see
+//! [`Fetch`]). The blocking transport and the async one both run it.
+//!
 //! Every URL is checked before it is used: `https`, or `http` to a loopback host (the spec
 //! asks for HTTPS everywhere but on the user's own machine). Every document is bounded by
 //! [`Limits::frame_bytes`] and read with the crate's strict JSON parser. The randomness
@@ -43,6 +47,12 @@ use crate::json::view::Object;
 use crate::json::write::{write_array, write_string, ObjectWriter};
 use crate::Limits;
 use crate::RawJson;
+
+mod flow;
+pub use flow::{
+    AuthorizeError, Authorized, Browsing, ClientIdentity, Discovered, Discovering, Discovery,
+    Exchanging, Fetch, Fetched, Login, Registering, TokenExchange,
+};
 
 // ---- the challenge ------------------------------------------------------------------------
 
@@ -262,8 +272,9 @@ impl<'h> HeaderCursor<'h> {
 
 // ---- errors -------------------------------------------------------------------------------
 
-/// Why a step of authorization could not go on. Each but [`AuthError::InvalidUrl`] is the
-/// doing of the resource server or the authorization server.
+/// Why a step of authorization could not go on. Each but [`AuthError::InvalidUrl`] and
+/// [`AuthError::NoClientId`] (the application's, or an incompatible server) is the doing of the
+/// resource server or the authorization server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AuthError {
@@ -325,6 +336,20 @@ pub enum AuthError {
     /// (`token_endpoint_auth_method`) that this client does not have: `private_key_jwt`,
     /// `tls_client_auth`, or one of the server's own.
     UnsupportedClientAuth(String),
+    /// No protected resource metadata, or no authorization server metadata, at any of the
+    /// URLs the spec names (each answered with a status other than 200, listed).
+    NotFound(Vec<(String, u16)>),
+    /// An endpoint answered with an error status and no OAuth error in its body.
+    Status {
+        /// The URL.
+        url: String,
+        /// Its status.
+        status: u16,
+    },
+    /// The authorization server takes no client it does not know (no
+    /// `registration_endpoint`, no client metadata documents), and the application gave no
+    /// client id.
+    NoClientId,
 }
 
 impl fmt::Display for AuthError {
@@ -383,6 +408,20 @@ impl fmt::Display for AuthError {
                 "the authorization server registered the client to authenticate by {:?}, \
                  which this client cannot do",
                 method
+            ),
+            AuthError::NotFound(tried) => {
+                f.write_str("no metadata was found at")?;
+                for (i, (url, status)) in tried.iter().enumerate() {
+                    let comma = if i == 0 { " " } else { ", " };
+                    write!(f, "{comma}{url} ({status})")?;
+                }
+                Ok(())
+            }
+            AuthError::Status { url, status } => {
+                write!(f, "{url} answered {status} without an OAuth error")
+            }
+            AuthError::NoClientId => f.write_str(
+                "the authorization server registers no clients and no client id was given",
             ),
         }
     }

@@ -1766,7 +1766,7 @@ fn robot_approves(
     url: &str,
 ) -> Result<String, String> {
     let fetched = authorizer
-        .fetch("GET", url, None)
+        .fetch(&mcp_sansio::auth::Fetch::get(url))
         .map_err(|e| e.to_string())?;
     fetched.location.ok_or_else(|| String::from("no Location"))
 }
@@ -1790,7 +1790,7 @@ fn oauth_steps(url: &str) -> Vec<serde_json::Value> {
 fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_server() {
     use mcp_sansio::auth::{AuthError, Challenge, TokenRequest};
     use mcp_sansio::HttpError;
-    use mcp_sansio_http::oauth::{AuthorizeError, Authorizer, ClientIdentity};
+    use mcp_sansio_http::oauth::{AuthorizeError, Authorizer, ClientIdentity, Fetch};
 
     let server = HttpPeer::start(Peer::Guarded, Served::Events);
     let base = server.url.trim_end_matches("/mcp").to_owned();
@@ -1823,7 +1823,7 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
         .authorize(&server.url, Some(&challenge), identity, |url| {
             opened = url.to_owned();
             let fetched = authorizer
-                .fetch("GET", url, None)
+                .fetch(&Fetch::get(url))
                 .map_err(|e| e.to_string())?;
             assert_eq!(
                 fetched.status,
@@ -2090,7 +2090,7 @@ fn mcp_call_authorizes_through_the_browser_it_asks_to_open() {
     use std::io::{BufRead, BufReader, Read};
     use std::process::Stdio;
 
-    use mcp_sansio_http::oauth::Authorizer;
+    use mcp_sansio_http::oauth::{Authorizer, Fetch};
 
     let server = HttpPeer::start(Peer::Guarded, Served::Events);
     let mcp_call = || {
@@ -2133,7 +2133,7 @@ fn mcp_call_authorizes_through_the_browser_it_asks_to_open() {
     let mut patient = Limits::default();
     patient.operation_timeout = DEADLINE;
     let browser = Authorizer::new(&patient);
-    let approved = browser.fetch("GET", open, None).unwrap();
+    let approved = browser.fetch(&Fetch::get(open)).unwrap();
     assert_eq!(approved.status, 302);
     let back = approved.location.unwrap();
     assert!(back.starts_with("http://127.0.0.1:"), "{back}");
@@ -2153,7 +2153,7 @@ fn mcp_call_authorizes_through_the_browser_it_asks_to_open() {
         }
     });
     std::thread::sleep(Duration::from_millis(200));
-    let shown = browser.fetch("GET", &back, None).unwrap();
+    let shown = browser.fetch(&Fetch::get(&back)).unwrap();
     assert_eq!(
         shown.status,
         200,

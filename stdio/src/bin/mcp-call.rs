@@ -690,7 +690,7 @@ mod oauth {
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    use mcp_sansio::auth::Token;
+    use mcp_sansio::auth::{AuthError, Token};
     use mcp_sansio::{Config, Error, HttpError};
     use mcp_sansio_http::oauth::{AuthorizeError, Authorizer, ClientIdentity};
     use mcp_sansio_http::{HttpClient, HttpClientError};
@@ -754,10 +754,10 @@ mod oauth {
         let code = match error {
             AuthorizeError::Unreachable(_) => Failure::SERVER_GONE,
             AuthorizeError::Browser(_) => Failure::DEADLINE,
-            AuthorizeError::NoClientId => Failure::USAGE,
+            AuthorizeError::Auth(AuthError::NoClientId) => Failure::USAGE,
             _ => Failure::PROTOCOL,
         };
-        let hint = if matches!(error, AuthorizeError::NoClientId) {
+        let hint = if matches!(error, AuthorizeError::Auth(AuthError::NoClientId)) {
             " (give one with --oauth-client-id)"
         } else {
             ""
