@@ -788,3 +788,140 @@ proptest::proptest! {
         }
     }
 }
+
+/// The flow a transport drives, driven here by values alone: the requests it asks for, in
+/// order, and what it makes of each answer.
+#[test]
+fn the_whole_flow_runs_on_values_alone_and_says_what_to_fetch_at_each_step() {
+    use mcp_sansio::auth::{ClientIdentity, Discovering, Discovery, Fetch, Login};
+
+    let base = "https://mcp.example";
+    let issuer = "https://id.example/tenant";
+    let resource = format!(r#"{{"resource":"{base}/mcp","authorization_servers":["{issuer}"]}}"#);
+    let openid = format!(
+        r#"{{"issuer":"{issuer}","authorization_endpoint":"{issuer}/authorize","token_endpoint":"{issuer}/token","code_challenge_methods_supported":["S256"]}}"#
+    );
+    // Discovery: the path's well-known URL 404s, the root's has it; RFC 8414's insertion
+    // 404s, OpenID Connect's has it. Each step is a GET of the next URL.
+    let mut discovery = Discovery::new(&format!("{base}/mcp"), None, &limits()).unwrap();
+    let mut asked = Vec::new();
+    let answers = [
+        (404, ""),
+        (200, resource.as_str()),
+        (404, ""),
+        (200, openid.as_str()),
+    ];
+    let mut found = None;
+    for (status, body) in answers {
+        let request = discovery.request();
+        assert_eq!((request.method, &request.body), ("GET", &None));
+        asked.push(request.url);
+        match discovery.answered(status, body.as_bytes()).unwrap() {
+            Discovering::Next(next) => discovery = next,
+            Discovering::Found(discovered) => {
+                found = Some(discovered);
+                break;
+            }
+        }
+    }
+    assert_eq!(
+        asked,
+        [
+            format!("{base}/.well-known/oauth-protected-resource/mcp"),
+            format!("{base}/.well-known/oauth-protected-resource"),
+            "https://id.example/.well-known/oauth-authorization-server/tenant".to_owned(),
+            "https://id.example/.well-known/openid-configuration/tenant".to_owned(),
+        ]
+    );
+    let discovered = found.unwrap();
+    assert_eq!(discovered.server.token_endpoint, format!("{issuer}/token"));
+
+    // No registration endpoint and no client id: refused before the browser.
+    let anonymous = ClientIdentity {
+        client_id: None,
+        client_secret: None,
+        metadata_document: Some("https://app.example/client.json"),
+        client_name: "host",
+        redirect_uri: "http://127.0.0.1:9/cb",
+    };
+    let refused = Login::start(
+        discovered.clone(),
+        None,
+        anonymous,
+        &[1; 32],
+        &[2; 16],
+        &limits(),
+    );
+    assert!(matches!(refused, Err(AuthError::NoClientId)), "{refused:?}");
+
+    // A client id: straight to the browser, whose URL carries the state drawn from the
+    // bytes given; the redirect's code goes to the token endpoint with the verifier.
+    let known = ClientIdentity {
+        client_id: Some("app"),
+        ..anonymous
+    };
+    let browsing = match Login::start(discovered, None, known, &[1; 32], &[2; 16], &limits()) {
+        Ok(Login::Browse(browsing)) => browsing,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(browsing.client_id(), "app");
+    let state = "02".repeat(16);
+    assert!(
+        browsing.url().contains(&format!("&state={state}&")),
+        "{}",
+        browsing.url()
+    );
+    let exchanging = browsing
+        .clone()
+        .returned(&format!("http://127.0.0.1:9/cb?code=xyz&state={state}"))
+        .unwrap();
+    let request: &Fetch = exchanging.request();
+    assert_eq!(
+        (request.method, request.url.as_str()),
+        ("POST", "https://id.example/tenant/token")
+    );
+    let (kind, body) = request.body.clone().unwrap();
+    assert_eq!(kind, "application/x-www-form-urlencoded");
+    let body = String::from_utf8(body).unwrap();
+    assert!(
+        body.starts_with("grant_type=authorization_code&code=xyz&"),
+        "{body}"
+    );
+    assert_eq!(request.authorization, None);
+    // Its Debug shows no body: a code or a secret may be in it.
+    assert!(!format!("{request:?}").contains("xyz"));
+
+    // An error status without an OAuth error names the URL; with one, the server's words.
+    assert_eq!(
+        exchanging.clone().answered(502, b"<html>").unwrap_err(),
+        AuthError::Status {
+            url: "https://id.example/tenant/token".to_owned(),
+            status: 502
+        }
+    );
+    let refused = exchanging
+        .answered(400, br#"{"error":"invalid_grant"}"#)
+        .unwrap_err();
+    assert!(matches!(refused, AuthError::Refused { error, .. } if error == "invalid_grant"));
+    let forged = browsing.returned("http://127.0.0.1:9/cb?code=xyz&state=forged");
+    assert!(matches!(forged, Err(AuthError::StateMismatch)));
+}
+
+#[test]
+fn discovery_that_finds_nothing_names_every_url_it_tried() {
+    use mcp_sansio::auth::{Discovering, Discovery};
+
+    let mut discovery = Discovery::new("http://127.0.0.1:8/api/mcp", None, &limits()).unwrap();
+    let refused = loop {
+        match discovery.answered(404, b"") {
+            Ok(Discovering::Next(next)) => discovery = next,
+            Ok(Discovering::Found(found)) => panic!("{found:?}"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(
+        refused.to_string(),
+        "no metadata was found at http://127.0.0.1:8/.well-known/oauth-protected-resource/api/mcp (404), \
+         http://127.0.0.1:8/.well-known/oauth-protected-resource (404)"
+    );
+}

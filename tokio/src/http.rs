@@ -23,6 +23,15 @@ const PIECES_QUEUED: usize = 64;
 /// How long the `DELETE` that ends a session may take.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// The HTTP client of every request this crate sends: no redirect followed, no proxy.
+pub(crate) fn client() -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .user_agent("mcp-sansio-tokio")
+        .build()
+}
+
 /// Where requests go.
 #[derive(Debug)]
 pub(crate) struct Endpoint {

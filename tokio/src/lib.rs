@@ -46,6 +46,9 @@
 //! [`connect_stream`] takes a reader and a writer (a TCP or Unix socket's halves, pipes of
 //! your own), newline-framed as over stdio.
 //!
+//! A server that answers 401 is authorized with [`oauth::Authorizer`]: the core's OAuth flow,
+//! its fetches on reqwest, the browser step an async closure of the application's.
+//!
 //! With the `host` feature, `Host` holds many servers (started, or at a URL) behind one
 //! palette of the host crate (`mcp-sansio-host`): the model's calls from any tasks, each
 //! routed to its server, and a watcher per server that acts on what it says with no call in
@@ -73,6 +76,7 @@ mod driver;
 #[cfg(feature = "host")]
 mod host;
 mod http;
+pub mod oauth;
 mod stream;
 
 #[cfg(feature = "host")]
@@ -670,12 +674,7 @@ pub async fn connect_http(
             .map_err(|e| AsyncError::InvalidHeader(format!("{name:?}'s value: {e}")))?;
         map.append(name, value);
     }
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .no_proxy()
-        .user_agent("mcp-sansio-tokio")
-        .build()
-        .map_err(|e| AsyncError::InvalidUrl(e.to_string()))?;
+    let client = http::client().map_err(|e| AsyncError::InvalidUrl(e.to_string()))?;
     let endpoint = http::Endpoint {
         http: client,
         url: parsed,
