@@ -1785,6 +1785,43 @@ fn oauth_steps(url: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// What the OAuth peer at `url` logged, checked: one registration, as a public client
+/// redirected to `redirect_uri`; `authorizations` authorizations, each for this server's
+/// URL (RFC 8707), with an S256 challenge's 43 characters and a 32-character state; then
+/// one token and one refresh for that URL. Gives the authorizations.
+fn witnessed_one_public_client(
+    url: &str,
+    redirect_uri: &str,
+    authorizations: usize,
+) -> Vec<serde_json::Value> {
+    let steps = oauth_steps(url);
+    let named = |step: &str| -> Vec<serde_json::Value> {
+        steps
+            .iter()
+            .filter(|s| s["step"] == step)
+            .cloned()
+            .collect()
+    };
+    let registered = named("register");
+    assert_eq!(registered.len(), 1, "{steps:?}");
+    assert_eq!(registered[0]["auth_method"], "none");
+    assert_eq!(registered[0]["redirect_uris"][0], redirect_uri);
+    let authorized = named("authorize");
+    assert_eq!(authorized.len(), authorizations, "{steps:?}");
+    for step in &authorized {
+        assert_eq!(step["resource"], url, "{step}");
+        assert_eq!(step["challenge_length"], 43);
+        assert_eq!(step["state"].as_str().unwrap().len(), 32);
+    }
+    let issued: Vec<_> = steps
+        .iter()
+        .filter(|s| s["step"] == "token" || s["step"] == "refresh")
+        .map(|s| (s["step"].as_str().unwrap(), s["resource"].as_str().unwrap()))
+        .collect();
+    assert_eq!(issued, [("token", url), ("refresh", url)], "{steps:?}");
+    authorized
+}
+
 #[test]
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_server() {
@@ -1960,41 +1997,94 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
         "{forged:?}"
     );
 
-    // The witness: one registration as a public client, and every authorization and token
-    // for this server's URL (RFC 8707), with the S256 challenge's 43 characters.
-    let steps = oauth_steps(&server.url);
-    let named = |step: &str| -> Vec<&serde_json::Value> {
-        steps.iter().filter(|s| s["step"] == step).collect()
-    };
-    let registered = named("register");
-    assert_eq!(registered.len(), 1, "{steps:?}");
-    assert_eq!(registered[0]["auth_method"], "none");
-    assert_eq!(registered[0]["redirect_uris"][0], redirect_uri);
-    let authorizations = named("authorize");
-    assert_eq!(
-        authorizations.len(),
-        2,
-        "the refused one never reached it: {steps:?}"
-    );
-    for step in &authorizations {
-        assert_eq!(step["resource"], server.url.as_str(), "{step}");
-        assert_eq!(step["challenge_length"], 43);
-        assert_eq!(step["state"].as_str().unwrap().len(), 32);
-    }
+    // The witness. The refused scope never reached the authorization endpoint, and the
+    // forged redirect's code was never exchanged.
+    let authorizations = witnessed_one_public_client(&server.url, redirect_uri, 2);
     assert_eq!(authorizations[0]["scopes"], serde_json::json!(["words"]));
-    let issued: Vec<_> = steps
-        .iter()
-        .filter(|s| s["step"] == "token" || s["step"] == "refresh")
-        .map(|s| (s["step"].as_str().unwrap(), s["resource"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        issued,
-        [
-            ("token", server.url.as_str()),
-            ("refresh", server.url.as_str())
-        ],
-        "the forged redirect's code was never exchanged"
-    );
+}
+
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_python_sdk_s_oauth_is_followed_on_tokio_from_its_401_to_calls_with_the_token() {
+    use mcp_sansio::auth::{AuthError, TokenRequest};
+    use mcp_sansio::HttpError;
+    use mcp_sansio_tokio::oauth::{AuthorizeError, Authorizer, ClientIdentity, Fetch};
+    use mcp_sansio_tokio::{connect_http, AsyncError};
+
+    let server = HttpPeer::start(Peer::Guarded, Served::Events);
+    let guarded = || config(Peer::Guarded, ProtocolChoice::Auto);
+    let (tool, arguments, expected) = Peer::Guarded.call();
+    let arguments = RawObject::parse(arguments, &Limits::default()).unwrap();
+    let redirect_uri = "http://127.0.0.1:1/callback";
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        // The async driver's 401 carries the SDK's challenge, as the blocking one's does.
+        let challenge = match connect_http(&server.url, &[], guarded()).await {
+            Err(AsyncError::Mcp(Error::Http(HttpError::Unauthorized(Some(c))))) => c,
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("connected without a token"),
+        };
+        let authorizer = Authorizer::new(&Limits::default()).unwrap();
+        let identity = ClientIdentity {
+            client_id: None,
+            client_secret: None,
+            metadata_document: None,
+            client_name: "mcp-sansio interop, async",
+            redirect_uri,
+        };
+        // The robot's browser: the SDK approves at once and redirects.
+        let robot = async |url: &str| {
+            let fetched = authorizer
+                .fetch(&Fetch::get(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            fetched.location.ok_or_else(|| String::from("no Location"))
+        };
+        let authorized = authorizer
+            .authorize(&server.url, Some(&challenge), identity, robot)
+            .await
+            .unwrap();
+        assert_eq!(authorized.discovered.resource.resource, server.url);
+        assert_eq!(authorized.token.scope.as_deref(), Some("words"));
+
+        // With it, the async driver connects, lists and calls.
+        let bearer = authorized.token.header_value();
+        let (handle, _events) = connect_http(&server.url, &[("Authorization", &bearer)], guarded())
+            .await
+            .unwrap();
+        handle.list_tools().await.unwrap();
+        let answered = handle.call_tool(tool, &arguments).await.unwrap();
+        assert_eq!(answered.text(), expected);
+
+        // Refreshed on tokio too; the renewed token replaces the header's mid-session, and
+        // the spent refresh token is refused (the SDK rotates it).
+        let refresh = authorized.token.refresh_token.clone().unwrap();
+        let resource = authorized.discovered.resource.resource.as_str();
+        let request = TokenRequest::refresh(&refresh, None, &authorized.client_id, resource);
+        let renewed = authorizer
+            .token(&authorized.discovered.server, &request)
+            .await
+            .unwrap();
+        assert_ne!(renewed.access_token, authorized.token.access_token);
+        handle.set_authorization(Some(renewed)).await.unwrap();
+        let answered = handle.call_tool(tool, &arguments).await.unwrap();
+        assert_eq!(answered.text(), expected);
+        match authorizer
+            .token(&authorized.discovered.server, &request)
+            .await
+        {
+            Err(AuthorizeError::Auth(AuthError::Refused { error, .. })) => {
+                assert_eq!(error, "invalid_grant");
+            }
+            other => panic!("{other:?}"),
+        }
+        handle.close().await.unwrap();
+    });
+
+    witnessed_one_public_client(&server.url, redirect_uri, 1);
 }
 
 #[test]
