@@ -76,6 +76,7 @@ pub use indexed::IndexedPalette;
 pub use observe::Observation;
 pub use offer::{OfferOptions, Provider, UnknownProvider};
 pub use palette::{
-    Palette, PaletteConfig, PaletteError, PaletteTool, SchemaRejection, ServerReport, MAX_SERVER_ID,
+    LeftOut, Palette, PaletteConfig, PaletteError, PaletteTool, SchemaRejection, ServerReport,
+    MAX_SERVER_ID,
 };
 pub use schema::MAX_PROBLEMS;

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use mcp_sansio::{Allowlist, Catalog, CatalogPolicy, InvalidTools, Limits, Tool};
+use mcp_sansio::{Allowlist, Catalog, CatalogPolicy, InvalidTools, Limits, QuarantinedTool, Tool};
 use serde_json::Value;
 
 use crate::names::{fits_providers, Names};
@@ -92,6 +92,8 @@ struct Server {
     tools: BTreeMap<String, Entry>,
     /// Allowed tools of its last catalog left out for their schemas.
     quarantined: Vec<SchemaRejection>,
+    /// Allowed tools its last listing had in a form the core left out of the catalog.
+    listing: Vec<QuarantinedTool>,
 }
 
 /// One offered tool.
@@ -132,6 +134,59 @@ pub struct ServerReport {
     /// Allowed tools left out because a schema of theirs does not compile (only under
     /// [`InvalidTools::Quarantine`]).
     pub quarantined: Vec<SchemaRejection>,
+    /// Allowed tools the server listed in a form the core left out of the catalog
+    /// ([`Catalog::quarantined`]: the wrong `inputSchema`, a repeated name, a field of the
+    /// wrong type; only under [`InvalidTools::Quarantine`]). A tool is allowed by name, so one
+    /// listed without a name is never among them.
+    pub listing: Vec<QuarantinedTool>,
+}
+
+/// An allowed tool the offer leaves out, and why (only under [`InvalidTools::Quarantine`]):
+/// see [`Palette::left_out`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LeftOut<'p> {
+    /// The server listed it in a form the core left out of the catalog.
+    Listing {
+        /// The id of the server that listed it.
+        server: &'p str,
+        /// The tool, with its place in the listing and why it was left out.
+        tool: &'p QuarantinedTool,
+    },
+    /// A schema of its does not compile.
+    Schema(&'p SchemaRejection),
+}
+
+impl<'p> LeftOut<'p> {
+    /// The id of the server that listed it.
+    pub fn server(&self) -> &'p str {
+        match *self {
+            LeftOut::Listing { server, .. } => server,
+            LeftOut::Schema(rejection) => &rejection.server,
+        }
+    }
+
+    /// The tool's name as its server gave it.
+    pub fn tool(&self) -> &'p str {
+        match *self {
+            LeftOut::Listing { tool, .. } => tool.name.as_deref().unwrap_or_default(),
+            LeftOut::Schema(rejection) => &rejection.tool,
+        }
+    }
+}
+
+impl fmt::Display for LeftOut<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LeftOut::Listing { server, tool } => write!(
+                f,
+                "server \"{server}\" listed tool \"{}\" in a form the client refuses: {}",
+                self.tool(),
+                tool.reason
+            ),
+            LeftOut::Schema(rejection) => rejection.fmt(f),
+        }
+    }
 }
 
 /// An allowed tool whose input or output schema does not compile.
@@ -204,6 +259,16 @@ impl Palette {
         if id.len() > MAX_SERVER_ID || !fits_providers(id) {
             return Err(PaletteError::InvalidServerId(id.to_owned()));
         }
+        let listing: Vec<QuarantinedTool> = catalog
+            .quarantined()
+            .iter()
+            .filter(|tool| {
+                tool.name
+                    .as_deref()
+                    .is_some_and(|name| allowlist.allows(name))
+            })
+            .cloned()
+            .collect();
         let mut compiled = Vec::new();
         let mut quarantined = Vec::new();
         for tool in catalog.offered(allowlist) {
@@ -263,11 +328,13 @@ impl Palette {
                 allowlist: allowlist.clone(),
                 tools,
                 quarantined: quarantined.clone(),
+                listing: listing.clone(),
             },
         );
         Ok(ServerReport {
             offered,
             quarantined,
+            listing,
         })
     }
 
@@ -299,6 +366,21 @@ impl Palette {
     /// that takes catalogs as they change has to show for the reports it did not keep.
     pub fn quarantined(&self) -> impl Iterator<Item = &SchemaRejection> {
         self.servers.values().flat_map(|server| &server.quarantined)
+    }
+
+    /// Every allowed tool the offer leaves out, and why, as each server's last catalog had
+    /// them (only under [`InvalidTools::Quarantine`]), by server id: those the server listed
+    /// in a form the core refused ([`ServerReport::listing`]), then those whose schemas do not
+    /// compile ([`Palette::quarantined`]). What an application reads to learn why a tool it
+    /// allowed is not offered.
+    pub fn left_out(&self) -> impl Iterator<Item = LeftOut<'_>> {
+        self.servers.iter().flat_map(|(id, server)| {
+            let listing = server
+                .listing
+                .iter()
+                .map(move |tool| LeftOut::Listing { server: id, tool });
+            listing.chain(server.quarantined.iter().map(LeftOut::Schema))
+        })
     }
 
     /// Every offered tool, sorted by the name the model calls it by.

@@ -3,9 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use mcp_sansio::{Allowlist, CallToolResult, Catalog, CatalogPolicy, Error, Limits, RawObject};
+use mcp_sansio::{
+    Allowlist, CallToolResult, Catalog, CatalogPolicy, Error, Limits, RawObject, ToolRejection,
+};
 use mcp_sansio_host::{
-    Observation, OfferOptions, Palette, PaletteConfig, PaletteError, Provider, Refusal,
+    LeftOut, Observation, OfferOptions, Palette, PaletteConfig, PaletteError, Provider, Refusal,
     SchemaRejection, MAX_SERVER_ID,
 };
 use serde_json::json;
@@ -255,6 +257,68 @@ fn a_schema_that_does_not_compile_is_caught_when_the_catalog_arrives() {
         0,
         "a removed server's go with it"
     );
+}
+
+#[test]
+fn every_allowed_tool_left_out_is_told_with_its_reason_whoever_refused_it() {
+    // Under QUARANTINE the core leaves out what the listing got wrong, and the palette what
+    // does not compile; an application reads both, for its allowed tools only.
+    let listing = r#"{"tools":[
+      {"name":"ok","inputSchema":{"type":"object"}},
+      {"name":"flat","inputSchema":"none"},
+      {"name":"ok","inputSchema":{"type":"object"}},
+      {"name":"not_allowed","inputSchema":[]},
+      {"inputSchema":{"type":"object"}},
+      {"name":"broken","inputSchema":{"type":"object","properties":{"a":{"type":"strin"}}}}]}"#;
+    let lenient = |text: &str| {
+        Catalog::from_json(text, CatalogPolicy::QUARANTINE, &Limits::default()).unwrap()
+    };
+    let allowed = allow(&["ok", "flat", "broken"]);
+    let mut config = PaletteConfig::default();
+    config.policy = CatalogPolicy::QUARANTINE;
+    let mut palette = Palette::new(config);
+    let report = palette
+        .set_server("s", &allowed, &lenient(listing))
+        .unwrap();
+    assert_eq!(report.offered, ["ok"]);
+    let listed: Vec<(Option<&str>, usize, &ToolRejection)> = report
+        .listing
+        .iter()
+        .map(|q| (q.name.as_deref(), q.index, &q.reason))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (Some("flat"), 1, &ToolRejection::InputSchemaNotObject),
+            (Some("ok"), 2, &ToolRejection::DuplicateName),
+        ],
+        "neither the tool not allowed nor the nameless one"
+    );
+    let told: Vec<String> = palette.left_out().map(|l| l.to_string()).collect();
+    assert_eq!(
+        told,
+        [
+            r#"server "s" listed tool "flat" in a form the client refuses: its inputSchema is not an object"#,
+            r#"server "s" listed tool "ok" in a form the client refuses: its name repeats an earlier tool's"#,
+            &report.quarantined[0].to_string(),
+        ]
+    );
+    let whose: Vec<(&str, &str)> = palette.left_out().map(|l| (l.server(), l.tool())).collect();
+    assert_eq!(whose, [("s", "flat"), ("s", "ok"), ("s", "broken")]);
+    assert!(matches!(
+        palette.left_out().last(),
+        Some(LeftOut::Schema(r)) if r.tool == "broken"
+    ));
+    // A listing that puts them right takes them out; a removed server takes its own.
+    let fixed = r#"{"tools":[{"name":"flat","inputSchema":{"type":"object"}}]}"#;
+    palette.set_server("s", &allowed, &lenient(fixed)).unwrap();
+    assert_eq!(palette.left_out().count(), 0);
+    palette
+        .set_server("t", &allowed, &lenient(listing))
+        .unwrap();
+    assert_eq!(palette.left_out().count(), 3);
+    assert!(palette.remove_server("t"));
+    assert_eq!(palette.left_out().count(), 0);
 }
 
 /// A server can write a schema that makes a validator work for hours: branches that each

@@ -315,8 +315,8 @@ impl Host {
     }
 
     /// The palette: what the model is offered, and the server behind each name (and, under
-    /// `CatalogPolicy::QUARANTINE`, which allowed tools were left out for their schemas:
-    /// [`Palette::quarantined`]).
+    /// `CatalogPolicy::QUARANTINE`, which allowed tools were left out and why, listed wrongly
+    /// or with a schema that does not compile: [`Palette::left_out`]).
     pub fn palette(&self) -> &Palette {
         self.palette.palette()
     }

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use mcp_sansio::{Allowlist, Config, HttpError};
+use mcp_sansio::{Allowlist, CatalogPolicy, Config, HttpError};
 use mcp_sansio_host::{PaletteConfig, PaletteError, Provider, SEARCH_TOOL};
 use mcp_sansio_http::HttpClientError;
 use mcp_sansio_stdio::{Host, HostError, HostServer, ServerCommand, StdioError, DEFAULT_GRACE};
@@ -79,6 +79,35 @@ fn a_server_whose_schema_checks_multiply_is_refused_before_any_call() {
     );
     let servers: Vec<&str> = host.palette().servers().collect();
     assert_eq!(servers, ["stock"]);
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    for (id, status) in host.close(DEFAULT_GRACE) {
+        assert!(status.is_ok(), "{id}: {status:?}");
+    }
+}
+
+/// Under QUARANTINE a server's wrongly listed tool is left out, not its whole catalog, and
+/// the application can still learn which of the tools it allowed are missing, and why: the
+/// host takes catalogs as they come and keeps no report, the palette does.
+#[test]
+fn an_allowed_tool_listed_wrongly_is_left_out_and_the_palette_says_why() {
+    let mut lax = teaching("lax", "untyped", &["word_count"]);
+    lax.config.catalog_policy = CatalogPolicy::QUARANTINE;
+    let servers = [teaching("stock", "normal", &["word_count"]), lax];
+    let mut config = PaletteConfig::default();
+    config.policy = CatalogPolicy::QUARANTINE;
+    let (mut host, failures) = Host::start(servers, config);
+    assert!(failures.is_empty(), "{failures:?}");
+    let servers: Vec<&str> = host.palette().servers().collect();
+    assert_eq!(servers, ["lax", "stock"]);
+    let left_out: Vec<String> = host.palette().left_out().map(|l| l.to_string()).collect();
+    assert_eq!(
+        left_out,
+        [
+            r#"server "lax" listed tool "word_count" in a form the client refuses: its inputSchema's type is not "object""#
+        ]
+    );
+    let offered: Vec<(&str, &str)> = host.palette().tools().map(|t| (t.name, t.server)).collect();
+    assert_eq!(offered, [("word_count", "stock")]);
     assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
     for (id, status) in host.close(DEFAULT_GRACE) {
         assert!(status.is_ok(), "{id}: {status:?}");

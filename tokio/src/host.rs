@@ -394,8 +394,8 @@ impl Host {
     }
 
     /// Reads the palette: what the model is offered, and the server behind each name (and,
-    /// under `CatalogPolicy::QUARANTINE`, which allowed tools were left out for their
-    /// schemas: [`Palette::quarantined`]).
+    /// under `CatalogPolicy::QUARANTINE`, which allowed tools were left out and why, listed
+    /// wrongly or with a schema that does not compile: [`Palette::left_out`]).
     pub fn with_palette<T>(&self, read: impl FnOnce(&Palette) -> T) -> T {
         read(self.state().palette.palette())
     }
