@@ -13,8 +13,11 @@
 //! Every fetch is bounded: one document by [`Limits::frame_bytes`] and each exchange,
 //! reply head and body, by [`Limits::operation_timeout`]. A reply's head is bounded by
 //! hyper's own limit on it (about 400 KiB), as for every request of
-//! [`connect_http`](crate::connect_http). Redirects are not followed (a metadata URL that redirects counts
-//! as not found), no proxy is used, and no header of the application's goes to these URLs.
+//! [`connect_http`](crate::connect_http). Redirects are not followed (a metadata URL that
+//! redirects counts as not found), no proxy is used, and no header of the application's
+//! goes to these URLs. An `https://` URL, which every authorization server not on this
+//! machine has, needs the `rustls` feature, as for `connect_http`; without it, such a fetch
+//! is refused, saying so, as [`AuthorizeError::Unreachable`].
 //!
 //! ```no_run
 //! use mcp_sansio::{Allowlist, Config, Error, HttpError};
@@ -100,6 +103,11 @@ impl Authorizer {
     /// [`fetch`](Self::fetch), unbounded in time.
     async fn exchange(&self, request: &Fetch) -> Result<Fetched, AuthorizeError> {
         let url = request.url.as_str();
+        if !cfg!(feature = "rustls") && url.starts_with("https://") {
+            return Err(AuthorizeError::Unreachable(format!(
+                "{url}: https:// needs the rustls feature of mcp-sansio-tokio"
+            )));
+        }
         let unreachable = |e: reqwest::Error| AuthorizeError::Unreachable(format!("{url}: {e}"));
         let method = if request.method == "POST" {
             reqwest::Method::POST

@@ -341,6 +341,17 @@ async fn a_fetch_stops_at_the_frame_limit_and_does_not_follow_a_redirect() {
     assert_eq!(moved.status, 302);
     assert_eq!(moved.location.as_deref(), Some(target.as_str()));
     assert!(elsewhere.heard().is_empty(), "the redirect was followed");
+    // An https:// URL without the rustls feature: refused, saying why, before anything is
+    // sent (with it: nobody listens there).
+    let tls = authorizer.fetch(&Fetch::get("https://127.0.0.1:1/x")).await;
+    match tls {
+        Err(AuthorizeError::Unreachable(why)) => assert_eq!(
+            why.ends_with("https:// needs the rustls feature of mcp-sansio-tokio"),
+            !cfg!(feature = "rustls"),
+            "{why}"
+        ),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[tokio::test(start_paused = true)]
