@@ -1,4 +1,4 @@
-//! OAuth for a server that answers 401: the core's [`auth`](mcp_sansio::auth) steps, with
+//! OAuth for a server that answers 401: the core's [`auth`] steps, with
 //! the fetching done here, over the same HTTP/1.1 code as the session's requests.
 //!
 //! [`Authorizer::authorize`] runs the whole flow the MCP spec describes: discovery (the
@@ -6,8 +6,9 @@
 //! application's, or dynamic registration), PKCE and `state` from the operating system's
 //! random source, the user's browser (the application's part: it opens the URL and hands
 //! back where the browser was sent), and the token, bound to the server with RFC 8707's
-//! `resource`. It drives the core's flow ([`Discovery`], then [`Login`]), which decides
-//! every step; this module only sends what it asks. [`Authorizer::discover`] and
+//! `resource`. It runs the core's flow ([`auth::authorize`]), which decides every step;
+//! this module only sends what it asks, blocking (the flow's future is then ready at its
+//! first poll). [`Authorizer::discover`] and
 //! [`Authorizer::token`] are also public, for an application that keeps a client id, a
 //! refresh token or the metadata between runs.
 //!
@@ -54,15 +55,17 @@
 pub use mcp_sansio::auth::{
     AuthorizeError, Authorized, ClientIdentity, Discovered, Fetch, Fetched,
 };
-use mcp_sansio::auth::{
-    Challenge, Discovering, Discovery, Login, ServerMetadata, Token, TokenExchange, TokenRequest,
-};
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use mcp_sansio::auth::{self, Challenge, Random, ServerMetadata, Token, TokenRequest};
 use mcp_sansio::Limits;
 
 use crate::wire::{self, Fields};
 use crate::Seen;
 
-/// Fetches OAuth's documents and runs the flow ([`Discovery`], [`Login`]); see the
+/// Fetches OAuth's documents and runs the flow ([`auth::authorize`]); see the
 /// [module](self).
 #[derive(Debug, Clone)]
 pub struct Authorizer {
@@ -152,36 +155,37 @@ impl Authorizer {
         server_url: &str,
         challenge: Option<&Challenge>,
     ) -> Result<Discovered, AuthorizeError> {
-        let mut discovery = Discovery::new(server_url, challenge, &self.limits)?;
-        loop {
-            let fetched = self.fetch(&discovery.request())?;
-            match discovery.answered(fetched.status, &fetched.body)? {
-                Discovering::Next(next) => discovery = next,
-                Discovering::Found(found) => return Ok(found),
-            }
-        }
+        ready(auth::discover(
+            server_url,
+            challenge,
+            &self.limits,
+            async |request| self.fetch(request),
+        ))
     }
 
     /// `request` at `server`'s token endpoint: a code exchanged, or a token refreshed,
     /// the client's secret sent as the request says ([`TokenRequest::client_secret`]).
     ///
     /// # Errors
-    /// As the fetch and the answer go ([`TokenExchange::answered`]).
+    /// As the fetch and the answer go ([`TokenExchange::answered`](mcp_sansio::auth::TokenExchange::answered)).
     pub fn token(
         &self,
         server: &ServerMetadata,
         request: &TokenRequest<'_>,
     ) -> Result<Token, AuthorizeError> {
-        let exchange = TokenExchange::new(server, request, &self.limits);
-        let fetched = self.fetch(exchange.request())?;
-        Ok(exchange.answered(fetched.status, &fetched.body)?)
+        ready(auth::token(
+            server,
+            request,
+            &self.limits,
+            async |request| self.fetch(request),
+        ))
     }
 
     /// The whole flow for the MCP server at `server_url`, which refused a request with
     /// `challenge`: discovery, a client id (the application's, its metadata document, or
-    /// a [`Registration`](mcp_sansio::auth::Registration)), PKCE and state from the operating system's random source,
-    /// `browser` (given the URL to open, it returns the URL the browser was sent back to,
-    /// or why not), and the token.
+    /// a [`Registration`](mcp_sansio::auth::Registration)), PKCE and state from the
+    /// operating system's random source, `browser` (given the URL to open, it returns the
+    /// URL the browser was sent back to, or why not), and the token.
     ///
     /// # Errors
     /// [`AuthorizeError`] from whichever step failed; a redirect whose `state` is not the
@@ -195,38 +199,27 @@ impl Authorizer {
         client: ClientIdentity<'_>,
         browser: impl FnOnce(&str) -> Result<String, String>,
     ) -> Result<Authorized, AuthorizeError> {
-        let discovered = self.discover(server_url, challenge)?;
-        let (verifier, state) = random()?;
-        let login = Login::start(
-            discovered,
+        let random = Random::drawn(|bytes| getrandom::fill(bytes).map_err(|e| e.to_string()))?;
+        ready(auth::authorize(
+            server_url,
             challenge,
             client,
-            &verifier,
-            &state,
+            &random,
             &self.limits,
-        )?;
-        let browsing = match login {
-            Login::Browse(browsing) => browsing,
-            Login::Register(registering) => {
-                let fetched = self.fetch(registering.request())?;
-                registering.answered(fetched.status, &fetched.body)?
-            }
-        };
-        let back = browser(browsing.url()).map_err(AuthorizeError::Browser)?;
-        let exchanging = browsing.returned(&back)?;
-        let fetched = self.fetch(exchanging.request())?;
-        Ok(exchanging.answered(fetched.status, &fetched.body)?)
+            async |request| self.fetch(request),
+            async move |url| browser(url),
+        ))
     }
 }
 
-/// PKCE's verifier and `state`, from the operating system's random source.
-///
-/// # Errors
-/// [`AuthorizeError::Random`] when it fails.
-fn random() -> Result<([u8; 32], [u8; 16]), AuthorizeError> {
-    let (mut verifier, mut state) = ([0_u8; 32], [0_u8; 16]);
-    for bytes in [&mut verifier[..], &mut state[..]] {
-        getrandom::fill(bytes).map_err(|e| AuthorizeError::Random(e.to_string()))?;
+/// The end of `future`, whose every step is a blocking call: it never waits, so it is ready
+/// at its first poll.
+fn ready<T>(future: impl Future<Output = T>) -> T {
+    let mut future = pin!(future);
+    let mut context = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut context) {
+            return out;
+        }
     }
-    Ok((verifier, state))
 }

@@ -50,8 +50,8 @@ use crate::RawJson;
 
 mod flow;
 pub use flow::{
-    AuthorizeError, Authorized, Browsing, ClientIdentity, Discovered, Discovering, Discovery,
-    Exchanging, Fetch, Fetched, Login, Registering, TokenExchange,
+    authorize, discover, token, AuthorizeError, Authorized, Browsing, ClientIdentity, Discovered,
+    Discovering, Discovery, Exchanging, Fetch, Fetched, Login, Random, Registering, TokenExchange,
 };
 
 // ---- the challenge ------------------------------------------------------------------------

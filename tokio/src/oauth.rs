@@ -1,7 +1,6 @@
-//! OAuth for a server that answers 401, on tokio: the core's flow
-//! ([`Discovery`], then [`Login`]) with its fetches sent over
-//! reqwest. The blocking transport's `Authorizer` drives the same flow, so both take the
-//! same steps in the same order and fail the same way.
+//! OAuth for a server that answers 401, on tokio: the core's flow ([`auth::authorize`])
+//! with its fetches sent over reqwest. The blocking transport's `Authorizer` runs the same
+//! flow, so both take the same steps in the same order and fail the same way.
 //!
 //! [`Authorizer::authorize`] runs the whole flow the MCP spec describes: discovery (the
 //! protected resource metadata, then the authorization server's), a client id (the
@@ -53,11 +52,9 @@
 //! # }
 //! ```
 
+use mcp_sansio::auth::{self, Challenge, Random, ServerMetadata, Token, TokenRequest};
 pub use mcp_sansio::auth::{
     AuthorizeError, Authorized, ClientIdentity, Discovered, Fetch, Fetched,
-};
-use mcp_sansio::auth::{
-    Challenge, Discovering, Discovery, Login, ServerMetadata, Token, TokenExchange, TokenRequest,
 };
 use mcp_sansio::Limits;
 
@@ -162,29 +159,27 @@ impl Authorizer {
         server_url: &str,
         challenge: Option<&Challenge>,
     ) -> Result<Discovered, AuthorizeError> {
-        let mut discovery = Discovery::new(server_url, challenge, &self.limits)?;
-        loop {
-            let fetched = self.fetch(&discovery.request()).await?;
-            match discovery.answered(fetched.status, &fetched.body)? {
-                Discovering::Next(next) => discovery = next,
-                Discovering::Found(found) => return Ok(found),
-            }
-        }
+        auth::discover(server_url, challenge, &self.limits, async |request| {
+            self.fetch(request).await
+        })
+        .await
     }
 
     /// `request` at `server`'s token endpoint: a code exchanged, or a token refreshed
     /// ([`TokenRequest::refresh`]), the client's secret sent as the request says.
     ///
     /// # Errors
-    /// As the fetch and the answer go ([`TokenExchange::answered`]).
+    /// As the fetch and the answer go
+    /// ([`TokenExchange::answered`](mcp_sansio::auth::TokenExchange::answered)).
     pub async fn token(
         &self,
         server: &ServerMetadata,
         request: &TokenRequest<'_>,
     ) -> Result<Token, AuthorizeError> {
-        let exchange = TokenExchange::new(server, request, &self.limits);
-        let fetched = self.fetch(exchange.request()).await?;
-        Ok(exchange.answered(fetched.status, &fetched.body)?)
+        auth::token(server, request, &self.limits, async |request| {
+            self.fetch(request).await
+        })
+        .await
     }
 
     /// The whole flow for the MCP server at `server_url`, which refused a request with
@@ -203,31 +198,17 @@ impl Authorizer {
         client: ClientIdentity<'_>,
         browser: impl AsyncFnOnce(&str) -> Result<String, String>,
     ) -> Result<Authorized, AuthorizeError> {
-        let discovered = self.discover(server_url, challenge).await?;
-        let (mut verifier, mut state) = ([0_u8; 32], [0_u8; 16]);
-        for bytes in [&mut verifier[..], &mut state[..]] {
-            getrandom::fill(bytes).map_err(|e| AuthorizeError::Random(e.to_string()))?;
-        }
-        let login = Login::start(
-            discovered,
+        let random = Random::drawn(|bytes| getrandom::fill(bytes).map_err(|e| e.to_string()))?;
+        let fetch = async |request: &Fetch| self.fetch(request).await;
+        auth::authorize(
+            server_url,
             challenge,
             client,
-            &verifier,
-            &state,
+            &random,
             &self.limits,
-        )?;
-        let browsing = match login {
-            Login::Browse(browsing) => browsing,
-            Login::Register(registering) => {
-                let fetched = self.fetch(registering.request()).await?;
-                registering.answered(fetched.status, &fetched.body)?
-            }
-        };
-        let back = browser(browsing.url())
-            .await
-            .map_err(AuthorizeError::Browser)?;
-        let exchanging = browsing.returned(&back)?;
-        let fetched = self.fetch(exchanging.request()).await?;
-        Ok(exchanging.answered(fetched.status, &fetched.body)?)
+            fetch,
+            browser,
+        )
+        .await
     }
 }

@@ -3,6 +3,11 @@
 //! (and draws the random bytes); every decision, every document and every check is here,
 //! once, for the blocking transport and the async one alike.
 //!
+//! [`authorize`], [`discover`] and [`token`] run the steps in order over a driver's `fetch`
+//! (an async closure: a blocking driver's never waits, and its future is ready at the first
+//! poll). The steps themselves are public too, for a driver that wants each in its hands,
+//! as here:
+//!
 //! ```
 //! use mcp_sansio::auth::{AuthorizeError, ClientIdentity, Discovering, Discovery, Fetch, Login};
 //! use mcp_sansio::Limits;
@@ -672,4 +677,124 @@ fn metadata_document(url: &str) -> Result<String, AuthError> {
         Some(path) if !path.is_empty() && !url.contains('#') => Ok(url.to_owned()),
         _ => Err(AuthError::InvalidUrl(url.to_owned())),
     }
+}
+
+// ---- driving it ---------------------------------------------------------------------------
+
+/// Both servers' metadata for the MCP server at `server_url`, which refused a request with
+/// `challenge` (if it sent one), each [`Discovery`] request sent by `fetch`.
+///
+/// A driver's `fetch` sends one request and reads its reply; an async transport awaits in
+/// it, a blocking one does not (and the future is then ready at its first poll).
+///
+/// # Errors
+/// [`AuthorizeError`]: what `fetch` failed with, no metadata at any URL
+/// ([`AuthError::NotFound`]), or metadata refused.
+pub async fn discover(
+    server_url: &str,
+    challenge: Option<&Challenge>,
+    limits: &Limits,
+    mut fetch: impl AsyncFnMut(&Fetch) -> Result<Fetched, AuthorizeError>,
+) -> Result<Discovered, AuthorizeError> {
+    let mut discovery = Discovery::new(server_url, challenge, limits)?;
+    loop {
+        let fetched = fetch(&discovery.request()).await?;
+        match discovery.answered(fetched.status, &fetched.body)? {
+            Discovering::Next(next) => discovery = next,
+            Discovering::Found(found) => return Ok(found),
+        }
+    }
+}
+
+/// `request` at `server`'s token endpoint, sent by `fetch`: a code exchanged, or a token
+/// refreshed ([`TokenRequest::refresh`]).
+///
+/// # Errors
+/// What `fetch` failed with, or as [`TokenExchange::answered`] goes.
+pub async fn token(
+    server: &ServerMetadata,
+    request: &TokenRequest<'_>,
+    limits: &Limits,
+    fetch: impl AsyncFnOnce(&Fetch) -> Result<Fetched, AuthorizeError>,
+) -> Result<Token, AuthorizeError> {
+    let exchange = TokenExchange::new(server, request, limits);
+    let fetched = fetch(exchange.request()).await?;
+    Ok(exchange.answered(fetched.status, &fetched.body)?)
+}
+
+/// The random bytes a flow needs: PKCE's verifier and the `state`, drawn by the driver.
+#[derive(Clone)]
+pub struct Random {
+    /// PKCE's code verifier is made of these ([`Pkce::from_random`]).
+    pub verifier: [u8; 32],
+    /// The `state` is these, in hexadecimal.
+    pub state: [u8; 16],
+}
+
+impl Random {
+    /// Both, filled by `fill` (the operating system's random source, in a driver).
+    ///
+    /// # Errors
+    /// [`AuthorizeError::Random`] with what `fill` said.
+    pub fn drawn(
+        mut fill: impl FnMut(&mut [u8]) -> Result<(), String>,
+    ) -> Result<Self, AuthorizeError> {
+        let mut random = Random {
+            verifier: [0; 32],
+            state: [0; 16],
+        };
+        fill(&mut random.verifier)
+            .and_then(|()| fill(&mut random.state))
+            .map_err(AuthorizeError::Random)?;
+        Ok(random)
+    }
+}
+
+impl fmt::Debug for Random {
+    /// The bytes are not printed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Random(…)")
+    }
+}
+
+/// The whole flow for the MCP server at `server_url`, which refused a request with
+/// `challenge`: [`discover`], [`Login`] (the client id, registration where it must), the
+/// user's browser, and the code exchanged for the token. `fetch` sends each request (see
+/// [`discover`]); `browser`, given the URL to open, returns the URL the browser was sent
+/// back to, or why not.
+///
+/// # Errors
+/// [`AuthorizeError`] from whichever step failed; a redirect whose `state` is not the one
+/// sent is [`AuthError::StateMismatch`], and is not used.
+pub async fn authorize(
+    server_url: &str,
+    challenge: Option<&Challenge>,
+    client: ClientIdentity<'_>,
+    random: &Random,
+    limits: &Limits,
+    mut fetch: impl AsyncFnMut(&Fetch) -> Result<Fetched, AuthorizeError>,
+    browser: impl AsyncFnOnce(&str) -> Result<String, String>,
+) -> Result<Authorized, AuthorizeError> {
+    let discovered = discover(server_url, challenge, limits, &mut fetch).await?;
+    let login = Login::start(
+        discovered,
+        challenge,
+        client,
+        &random.verifier,
+        &random.state,
+        limits,
+    )?;
+    let browsing = match login {
+        Login::Browse(browsing) => browsing,
+        Login::Register(registering) => {
+            let fetched = fetch(registering.request()).await?;
+            registering.answered(fetched.status, &fetched.body)?
+        }
+    };
+    let back = browser(browsing.url())
+        .await
+        .map_err(AuthorizeError::Browser)?;
+    let exchanging = browsing.returned(&back)?;
+    let fetched = fetch(exchanging.request()).await?;
+    Ok(exchanging.answered(fetched.status, &fetched.body)?)
 }
