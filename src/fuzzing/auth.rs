@@ -1,12 +1,13 @@
-//! OAuth's readers on any bytes a server or a browser sends: no panic, and what each accepts
-//! keeps the promises its documentation makes.
+//! OAuth's readers on any bytes a server or a browser sends, and the flow that runs through
+//! them: no panic, and what each accepts keeps the promises its documentation makes.
 
 use alloc::format;
 use alloc::string::String;
 
 use crate::auth::{
-    read_redirect, server_metadata_urls, AuthError, AuthorizationRequest, Challenge, Pkce,
-    Registration, ResourceMetadata, ServerMetadata, Token, TokenAuth, TokenRequest,
+    read_redirect, server_metadata_urls, AuthError, AuthorizationRequest, Challenge,
+    ClientIdentity, Discovering, Discovery, Login, Pkce, Registration, ResourceMetadata,
+    ServerMetadata, Token, TokenAuth, TokenRequest,
 };
 use crate::Limits;
 
@@ -22,7 +23,7 @@ pub fn auth(data: &[u8]) {
     };
     let limits = Limits::default();
     let text = String::from_utf8_lossy(rest);
-    match pick % 7 {
+    match pick % 8 {
         0 => challenge(&text),
         1 => {
             if let Ok(prm) = ResourceMetadata::parse(rest, SERVER, &limits) {
@@ -69,7 +70,7 @@ pub fn auth(data: &[u8]) {
             }
         }
         5 => redirect_round_trip(&text),
-        _ => {
+        6 => {
             let asm = issuer_metadata();
             match read_redirect(&text, "s", &asm) {
                 Ok(code) => assert!(!code.is_empty()),
@@ -77,6 +78,91 @@ pub fn auth(data: &[u8]) {
                 Err(_) => {}
             }
         }
+        _ => flow(rest),
+    }
+}
+
+/// The whole flow against servers whose answers come from `data` (split at `0xFF`): each
+/// discovery URL's status (one byte each, the metadata documents valid ones), the
+/// registration's answer, where the browser comes back (`STATE` standing for the state
+/// sent), and the token endpoint's answer. No panic; discovery asks at most the five URLs
+/// the spec names; every request goes where the documents said; and a token, when one
+/// comes, is for this server.
+fn flow(data: &[u8]) {
+    let limits = Limits::default();
+    let mut parts = data.split(|&b| b == 0xFF);
+    let mut part = || parts.next().unwrap_or_default();
+    let (statuses, registration, redirect, token) = (part(), part(), part(), part());
+    let status = |byte: Option<&u8>| match byte.map(|b| b % 4) {
+        Some(0) => 404,
+        Some(1) => 500,
+        Some(2) => 400,
+        _ => 200,
+    };
+    let resource = format!(r#"{{"resource":"{SERVER}","authorization_servers":["{ISSUER}"]}}"#);
+    let server = format!(
+        r#"{{"issuer":"{ISSUER}","authorization_endpoint":"{ISSUER}/authorize","token_endpoint":"{ISSUER}/token","registration_endpoint":"{ISSUER}/register","code_challenge_methods_supported":["S256"]}}"#
+    );
+    let mut discovery = Discovery::new(SERVER, None, &limits).expect("the server's URL is valid");
+    let mut asked = 0;
+    let discovered = loop {
+        let request = discovery.request();
+        assert!(asked < 5, "discovery asked a sixth URL: {}", request.url);
+        secure(&request.url);
+        let body = if request
+            .url
+            .contains("/.well-known/oauth-protected-resource")
+        {
+            &resource
+        } else {
+            &server
+        };
+        match discovery.answered(status(statuses.get(asked)), body.as_bytes()) {
+            Ok(Discovering::Next(next)) => discovery = next,
+            Ok(Discovering::Found(found)) => break found,
+            Err(_) => return,
+        }
+        asked += 1;
+    };
+    let identity = ClientIdentity {
+        client_id: None,
+        client_secret: None,
+        metadata_document: None,
+        client_name: "fuzz",
+        redirect_uri: "http://127.0.0.1:1/cb",
+    };
+    let Ok(Login::Register(registering)) =
+        Login::start(discovered, None, identity, &[3; 32], &[4; 16], &limits)
+    else {
+        panic!("a server with a registration endpoint registers a client without an id");
+    };
+    assert_eq!(registering.request().url, format!("{ISSUER}/register"));
+    let Ok(browsing) = registering.answered(201, registration) else {
+        return;
+    };
+    let url = browsing.url();
+    assert!(url.starts_with(&format!("{ISSUER}/authorize?")), "{url}");
+    assert!(url.bytes().all(|b| b.is_ascii_graphic()), "{url}");
+    let redirect = String::from_utf8_lossy(redirect).replace("STATE", &"04".repeat(16));
+    let Ok(exchanging) = browsing.returned(&redirect) else {
+        return;
+    };
+    let request = exchanging.request();
+    assert_eq!(request.url, format!("{ISSUER}/token"));
+    let body = request
+        .body
+        .as_ref()
+        .map(|(_, b)| b.as_slice())
+        .unwrap_or_default();
+    let body = String::from_utf8_lossy(body);
+    assert!(
+        body.contains("&resource=https%3A%2F%2Fmcp.example.com%2Fapi%2Fmcp"),
+        "{body}"
+    );
+    if let Ok(authorized) = exchanging.answered(status(statuses.last()), token) {
+        assert_eq!(authorized.discovered.resource.resource, SERVER);
+        let header = authorized.token.header_value();
+        assert!(header.bytes().all(|b| b.is_ascii_graphic() || b == b' '));
     }
 }
 
