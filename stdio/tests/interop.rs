@@ -1,6 +1,7 @@
 //! Interop with real MCP servers that nobody here wrote: the official Python SDK (`mcp` 2.x,
 //! which speaks both eras, and `mcp` 1.x, legacy only) running `interop/word_count_server.py`,
-//! and the TypeScript reference server `@modelcontextprotocol/server-everything`.
+//! and the TypeScript reference servers `@modelcontextprotocol/server-everything` and
+//! `@modelcontextprotocol/server-filesystem`.
 //!
 //! The servers are installed by `.ci/install-peers`, so these tests are ignored by a plain
 //! `cargo test`. CI runs them with the installed folder in `MCP_INTEROP_PEERS`:
@@ -21,7 +22,9 @@
 //! connects, lists, calls and refuses against each peer, over stdio and over HTTP. The
 //! blocking host and the async host each hold the three peers behind one palette.
 //!
-//! Roots: server-everything and both Python SDKs (`word_count_server.py --roots`) ask the
+//! Roots: `@modelcontextprotocol/server-filesystem`, started with no directory, reaches only
+//! the folders the application gives as roots, and follows them when they change; the disk
+//! is the witness of what reached it. server-everything and both Python SDKs (`word_count_server.py --roots`) ask the
 //! client for its roots in the middle of a call (in 2026-07-28, by an `input_required`
 //! result); each driver answers with the application's, and with the new ones after
 //! `set_roots`.
@@ -74,6 +77,9 @@ enum Peer {
     /// `mcp` 2.x with the word_count script and its `grow` and `touch` tools (`--changes`),
     /// which change what a `subscriptions/listen` stream hears.
     Changing,
+    /// `@modelcontextprotocol/server-filesystem` on stdio, started with no directory: it
+    /// reaches only the roots the client gives.
+    Filesystem,
 }
 
 impl Peer {
@@ -100,6 +106,7 @@ impl Peer {
                 peers.join("node_modules/.bin/mcp-server-everything"),
                 PathBuf::from("stdio"),
             ],
+            Peer::Filesystem => vec![peers.join("node_modules/.bin/mcp-server-filesystem")],
         }
     }
 
@@ -129,6 +136,7 @@ impl Peer {
                 r#"{"message":"hi from mcp-sansio"}"#,
                 "Echo: hi from mcp-sansio",
             ),
+            Peer::Filesystem => ("list_allowed_directories", "{}", "Allowed directories:"),
             Peer::Routed => (
                 "regional_count",
                 r#"{"text":"vanilla stock","region":"eu-west","shard":7,"dry_run":true}"#,
@@ -147,6 +155,7 @@ impl Peer {
             Peer::Roots1 => 5..=5,
             Peer::Changing => 3..=3,
             Peer::Everything => 12..=13,
+            Peer::Filesystem => 14..=14,
         }
     }
 }
@@ -709,6 +718,7 @@ impl HttpPeer {
                     .arg(port.to_string())
                     .arg(oauth_log(port));
             }
+            Peer::Filesystem => unreachable!("server-filesystem serves stdio only"),
             Peer::Python1
             | Peer::Python2
             | Peer::Routed
@@ -1055,24 +1065,27 @@ fn roots_held<E: std::fmt::Debug>(
 }
 
 /// Calls `tool` through `call` (listing again through `list` while server-everything has
-/// not registered it yet, as it does once told the session is initialized) until its
-/// answer holds `wanted`, at most 50 times; returns the last answer. The server fetches
-/// roots in the background after the session opens and after each change it hears of, so
-/// an answer may still be the one before.
+/// not registered it yet, as it does once told the session is initialized, at most 50
+/// times) until its answer holds `wanted`: see [`answer_holding`].
 fn called_once_offered<E: std::fmt::Debug>(
     tool: &str,
     mut list: impl FnMut() -> Result<mcp_sansio::Catalog, E>,
     mut call: impl FnMut() -> Result<mcp_sansio::CallToolResult, E>,
     wanted: &str,
 ) -> String {
-    let mut listed = false;
+    let offered = (0..50).any(|_| list().unwrap().tools().iter().any(|t| t.name == tool));
+    assert!(offered, "{tool} is never offered");
+    answer_holding(wanted, || call().unwrap().text().into_owned())
+}
+
+/// Asks `ask` until its answer holds `wanted`, at most 50 times; returns the last answer.
+/// Real servers fetch roots in the background after the session opens and after each
+/// change they hear of, and answer calls meanwhile, so an answer may still be the one
+/// before.
+fn answer_holding(wanted: &str, mut ask: impl FnMut() -> String) -> String {
     let mut text = String::new();
     for _ in 0..50 {
-        if !listed {
-            listed = list().unwrap().tools().iter().any(|t| t.name == tool);
-            continue;
-        }
-        text = call().unwrap().text().into_owned();
+        text = ask();
         if text.contains(wanted) {
             break;
         }
@@ -1157,6 +1170,156 @@ fn server_everything_holds_the_application_s_roots_and_hears_when_they_change() 
     runtime.block_on(server.set_roots(docs())).unwrap();
     assert!(held(DOCS).contains(DOCS));
     runtime.block_on(server.close()).unwrap();
+}
+
+/// Two folders for server-filesystem, each holding one file, made anew under the temporary
+/// folder (by its real path, which is the one the server reports); and their `file://` URIs.
+fn two_folders(name: &str) -> [(PathBuf, Root); 2] {
+    let base = std::env::temp_dir()
+        .canonicalize()
+        .unwrap()
+        .join(format!("mcp-sansio-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    ["inside", "outside"].map(|folder| {
+        let dir = base.join(folder);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("note.txt"), format!("the {folder} note\n")).unwrap();
+        let root = Root::new(format!("file://{}", dir.display()))
+            .unwrap()
+            .with_name(folder);
+        (dir, root)
+    })
+}
+
+/// A config for server-filesystem allowing `list_allowed_directories` and `tool`, giving
+/// `root`.
+fn files_config(tool: &str, root: Root) -> Config {
+    let mut config = config(Peer::Filesystem, ProtocolChoice::Auto);
+    config.allowlist = ["list_allowed_directories", tool].into_iter().collect();
+    config.roots = Some(vec![root]);
+    config
+}
+
+/// `value` as a call's arguments.
+fn arguments(value: &serde_json::Value) -> RawObject {
+    RawObject::parse(&value.to_string(), &Limits::default()).unwrap()
+}
+
+/// The roots an application gives are what a real server's reach is: server-filesystem,
+/// started with no directory, asks the client for its roots once the session opens (and
+/// again when told they changed) and reads no file outside them. What reached it is read
+/// off the disk: a tool it advertises but the application did not allow (`write_file`)
+/// leaves no file behind.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn server_filesystem_reaches_only_the_application_s_roots() {
+    let peer = Peer::Filesystem;
+    let [(inside, inside_root), (outside, outside_root)] = two_folders("roots");
+    let config = files_config("read_text_file", inside_root);
+    let mut server = StdioClient::spawn(&peer.command(), config).unwrap();
+    let pgid = server.pid();
+    server.connect().unwrap();
+    assert!(peer
+        .tools()
+        .contains(&server.list_tools().unwrap().tools().len()));
+    let (tool, args, heading) = peer.call();
+    let allowed = |server: &mut StdioClient, dir: &Path| {
+        let wanted = dir.display().to_string();
+        let text = answer_holding(&wanted, || {
+            let args = RawObject::parse(args, &Limits::default()).unwrap();
+            server.call_tool(tool, &args).unwrap().text().into_owned()
+        });
+        assert_eq!(text, format!("{heading}\n{wanted}"));
+    };
+    let read = |server: &mut StdioClient, dir: &Path| {
+        let args = arguments(&serde_json::json!({ "path": dir.join("note.txt") }));
+        server.call_tool("read_text_file", &args).unwrap()
+    };
+    allowed(&mut server, &inside);
+    let note = read(&mut server, &inside);
+    assert_eq!(
+        (note.is_error, note.text().as_ref()),
+        (false, "the inside note\n")
+    );
+    let denied = read(&mut server, &outside);
+    assert!(denied.is_error, "{denied:?}");
+    assert!(denied.text().starts_with("Access denied"), "{denied:?}");
+
+    // Advertised, not allowed: refused here, and nothing is written.
+    let write = arguments(&serde_json::json!({ "path": inside.join("new.txt"), "content": "x" }));
+    let refused = server.call_tool("write_file", &write);
+    assert!(
+        matches!(refused, Err(StdioError::Mcp(Error::Misuse(_)))),
+        "{refused:?}"
+    );
+    assert!(!inside.join("new.txt").exists());
+
+    // The application moves the root: the server hears of it and follows.
+    server.set_roots(vec![outside_root]).unwrap();
+    allowed(&mut server, &outside);
+    let note = read(&mut server, &outside);
+    assert_eq!(
+        (note.is_error, note.text().as_ref()),
+        (false, "the outside note\n")
+    );
+    assert!(read(&mut server, &inside).is_error);
+    server.close(Duration::from_secs(2)).unwrap();
+    assert_group_gone(peer, pgid);
+}
+
+/// A host over server-filesystem, whose edits change the disk, so the disk says what reached
+/// it: an edit its published schema refuses (an edit without `newText`) is refused before
+/// sending and changes nothing, a valid one inside the roots is made, and one outside them
+/// is the server's error, the file untouched.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn a_host_over_server_filesystem_edits_only_what_the_schema_and_the_roots_allow() {
+    let peer = Peer::Filesystem;
+    let [(inside, inside_root), (outside, _)] = two_folders("edits");
+    let config = files_config("edit_file", inside_root);
+    let servers = vec![mcp_sansio_stdio::HostServer::new(
+        "files",
+        peer.command(),
+        config,
+    )];
+    let (mut host, failures) =
+        mcp_sansio_stdio::Host::start(servers, mcp_sansio_host::PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let offered: Vec<&str> = host.palette().tools().map(|t| t.name).collect();
+    assert_eq!(offered, ["edit_file", "list_allowed_directories"]);
+    let (tool, args, _) = peer.call();
+    let wanted = inside.display().to_string();
+    let held = answer_holding(&wanted, || host.call(tool, args).text().to_owned());
+    assert!(held.ends_with(&wanted), "{held}");
+
+    let edit = |dir: &Path, edit: serde_json::Value| {
+        let path = dir.join("note.txt");
+        serde_json::json!({ "path": path, "edits": [edit] }).to_string()
+    };
+    let unfinished = edit(&inside, serde_json::json!({ "oldText": "the inside note" }));
+    let refused = host.call("edit_file", &unfinished);
+    assert!(refused.text().starts_with("not called: "), "{refused}");
+    assert!(refused.text().contains("newText"), "{refused}");
+    let note = |dir: &Path| std::fs::read_to_string(dir.join("note.txt")).unwrap();
+    assert_eq!(note(&inside), "the inside note\n");
+
+    let change = serde_json::json!({ "oldText": "the inside note", "newText": "edited" });
+    let made = host.call("edit_file", &edit(&inside, change));
+    assert!(!made.is_error(), "{made}");
+    assert_eq!(note(&inside), "edited\n");
+    let change = serde_json::json!({ "oldText": "the outside note", "newText": "edited" });
+    let denied = host.call("edit_file", &edit(&outside, change));
+    assert!(
+        denied.is_error() && denied.text().contains("Access denied"),
+        "{denied}"
+    );
+    assert_eq!(note(&outside), "the outside note\n");
+
+    let pgid = host.pid("files").unwrap();
+    for (id, status) in host.close(Duration::from_secs(1)) {
+        assert!(status.is_ok(), "{id}: {status:?}");
+    }
+    assert_group_gone(peer, pgid);
 }
 
 const ELICIT_TOOL: &str = "trigger-elicitation-request";
