@@ -275,6 +275,7 @@ fn a_version_we_do_not_speak_stops_the_handshake_before_anything_else_is_sent() 
             ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18),
             "2024-11-05",
         ),
+        (ProtocolChoice::Stateful, "2024-10-07"),
         (
             ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18),
             "2025-11-25",
@@ -299,6 +300,60 @@ fn a_version_we_do_not_speak_stops_the_handshake_before_anything_else_is_sent() 
             pair.sent
         );
     }
+}
+
+/// A server built before 2025-06-18 answers `initialize` with its own revision: refused by
+/// default, as the seeds' checkpoint asks, and spoken once the application accepts revisions
+/// that old. The client still offers its newest, and lists and calls as in any session.
+#[test]
+fn the_oldest_revisions_are_spoken_only_where_the_application_accepts_them() {
+    for (offered, version) in [
+        ("2024-11-05", ProtocolVersion::V2024_11_05),
+        ("2025-03-26", ProtocolVersion::V2025_03_26),
+    ] {
+        for oldest in [None, Some(ProtocolVersion::V2024_11_05)] {
+            let mut config = Pair::config(ProtocolChoice::Stateful, &["word_count"]);
+            if let Some(oldest) = oldest {
+                config.oldest_version = oldest;
+            }
+            let mut pair = Pair::new(config);
+            let op = pair.client.connect(pair.now).unwrap();
+            pair.drain();
+            assert_eq!(pair.last_sent()["params"]["protocolVersion"], "2025-11-25");
+            pair.reply(&legacy_result(1, offered));
+            let connected = pair.finished(op);
+            if oldest.is_none() {
+                assert_eq!(
+                    connected,
+                    Err(Error::Incompatible(Incompatible::UnsupportedVersion {
+                        offered: offered.into()
+                    }))
+                );
+                assert_eq!(pair.sent.len(), 1, "{offered}: {:?}", pair.sent);
+                continue;
+            }
+            assert_eq!(connected.unwrap().version, version);
+            assert_eq!(pair.sent.last().map(String::as_str), Some(INITIALIZED));
+            pair.sent.clear();
+            pair.list(common::TOOLS);
+            let (op, id) = pair.call("word_count", r#"{"text":"a b"}"#);
+            pair.reply(&common::text_reply(id, "2 words"));
+            assert_eq!(pair.finished(op).unwrap().text(), "2 words");
+        }
+    }
+    // A pin is the application's word too, whatever the oldest accepted.
+    let mut pair = Pair::new(Pair::config(
+        ProtocolChoice::Pinned(ProtocolVersion::V2024_11_05),
+        &[],
+    ));
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    assert_eq!(pair.last_sent()["params"]["protocolVersion"], "2024-11-05");
+    pair.reply(&legacy_result(1, "2024-11-05"));
+    assert_eq!(
+        pair.finished(op).unwrap().version,
+        ProtocolVersion::V2024_11_05
+    );
 }
 
 #[test]

@@ -30,7 +30,7 @@ use crate::roots::roots_result;
 use crate::rpc_error::{ErrorCode, RpcError};
 use crate::server::Connected;
 use crate::time::Instant;
-use crate::version::{Era, ProtocolChoice};
+use crate::version::{Era, ProtocolChoice, ProtocolVersion};
 use crate::{Allowlist, Limits, Root};
 use asks::Awaiting;
 
@@ -46,6 +46,18 @@ pub struct Config {
     pub limits: Limits,
     /// Which protocol revisions to speak. Default: [`ProtocolChoice::Auto`].
     pub protocol: ProtocolChoice,
+    /// The oldest revision a server may answer `initialize` with. Default:
+    /// [`ProtocolVersion::V2025_06_18`], and a server that answers 2024-11-05 or 2025-03-26
+    /// is refused ([`Incompatible::UnsupportedVersion`](crate::Incompatible::UnsupportedVersion))
+    /// before anything is listed, as the seeds' checkpoint asks.
+    ///
+    /// Set [`ProtocolVersion::V2024_11_05`] to reach servers built before 2025-06-18 (the
+    /// archived reference servers, on the TypeScript SDK 1.0, speak only 2024-11-05). The
+    /// client still offers the newest revision it accepts, and the session is the one the
+    /// server chose: none of the later revisions' additions (structured results, output
+    /// schemas, elicitation) is asked of it, and nothing else changes. A
+    /// [`ProtocolChoice::Pinned`] revision is accepted whatever this says.
+    pub oldest_version: ProtocolVersion,
     /// The name this client gives in `clientInfo`. Default: `mcp-sansio`.
     pub client_name: String,
     /// The version this client gives in `clientInfo`. Default: this crate's version.
@@ -105,6 +117,7 @@ impl Config {
         Config {
             limits: Limits::default(),
             protocol: ProtocolChoice::Auto,
+            oldest_version: ProtocolVersion::V2025_06_18,
             client_name: String::from("mcp-sansio"),
             client_version: String::from(env!("CARGO_PKG_VERSION")),
             allowlist,
@@ -568,6 +581,7 @@ impl Client {
         Context {
             limits: &self.config.limits,
             choice: self.config.protocol,
+            oldest: self.config.oldest_version,
             roots: self.config.roots.as_deref(),
             asks: self.config.asks,
         }

@@ -136,7 +136,7 @@ impl Machine for Handshake {
     fn on_result(&mut self, result: &Object<'_>, ctx: &Context<'_>) -> Step {
         let version = match *self {
             Handshake::Initialize { .. } => {
-                return match read_initialize(result, ctx.choice) {
+                return match read_initialize(result, ctx) {
                     Ok(connected) => connect(connected),
                     Err(error) => Step::Fail(error),
                 };
@@ -150,7 +150,7 @@ impl Machine for Handshake {
         if discovered.supported.iter().any(|s| s == version.as_str()) {
             return connect(discovered.connected(version));
         }
-        match choose(ctx.choice, &discovered.supported, version) {
+        match choose(ctx, &discovered.supported, version) {
             Some(attempt) => self.retry(attempt),
             None => Step::Fail(
                 Incompatible::NoCommonVersion {
@@ -170,7 +170,7 @@ impl Machine for Handshake {
             Handshake::Discover { version } => (false, version),
         };
         match read_discover_error(&error) {
-            DiscoverError::Unsupported(supported) => match choose(ctx.choice, &supported, tried) {
+            DiscoverError::Unsupported(supported) => match choose(ctx, &supported, tried) {
                 Some(attempt) => self.retry(attempt),
                 None => Step::Fail(Incompatible::NoCommonVersion { supported }.into()),
             },
@@ -195,7 +195,7 @@ impl Handshake {
         ctx: &Context<'_>,
     ) -> Step {
         if let DiscoverError::Unsupported(supported) = read_discover_error(&error) {
-            match choose(ctx.choice, &supported, offered) {
+            match choose(ctx, &supported, offered) {
                 Some(Attempt::Initialize(version)) if version == offered => {}
                 Some(attempt) => return self.retry(attempt),
                 None => {}
@@ -247,10 +247,12 @@ pub(crate) fn request_meta(
 
 /// What to try after the server listed `supported`, given what was already tried; `None`
 /// when no revision both speak is left.
-fn choose(choice: ProtocolChoice, supported: &[String], tried: ProtocolVersion) -> Option<Attempt> {
+fn choose(ctx: &Context<'_>, supported: &[String], tried: ProtocolVersion) -> Option<Attempt> {
     let common = |era: Era| {
         ProtocolVersion::ALL.into_iter().rev().find(|v| {
-            v.era() == era && choice.accepts(*v) && supported.iter().any(|s| s == v.as_str())
+            v.era() == era
+                && ctx.choice.accepts_since(*v, ctx.oldest)
+                && supported.iter().any(|s| s == v.as_str())
         })
     };
     if let Some(stateless) = common(Era::Stateless).filter(|v| *v != tried) {
@@ -334,15 +336,15 @@ impl Discovered {
     }
 }
 
-/// Reads an `initialize` result, refusing a version `choice` does not accept.
-fn read_initialize(result: &Object<'_>, choice: ProtocolChoice) -> Result<Connected, Error> {
+/// Reads an `initialize` result, refusing a version the client does not accept.
+fn read_initialize(result: &Object<'_>, ctx: &Context<'_>) -> Result<Connected, Error> {
     const METHOD: &str = "initialize";
     let offered = result
         .get("protocolVersion")
         .and_then(JsonRef::as_str)
         .ok_or_else(|| invalid(METHOD, "protocolVersion is not a string"))?;
     let version = ProtocolVersion::parse(&offered)
-        .filter(|v| v.era() == Era::Stateful && choice.accepts(*v))
+        .filter(|v| v.era() == Era::Stateful && ctx.choice.accepts_since(*v, ctx.oldest))
         .ok_or_else(|| {
             Error::Incompatible(Incompatible::UnsupportedVersion {
                 offered: String::from(offered),
@@ -399,8 +401,28 @@ mod tests {
         list.iter().map(|s| String::from(*s)).collect()
     }
 
+    /// What `choose` reads of a client set to `choice`, accepting revisions from `oldest`.
+    fn choose_as(
+        choice: ProtocolChoice,
+        oldest: ProtocolVersion,
+        supported: &[String],
+        tried: ProtocolVersion,
+    ) -> Option<Attempt> {
+        let limits = crate::Limits::default();
+        let ctx = Context {
+            limits: &limits,
+            choice,
+            oldest,
+            roots: None,
+            asks: crate::Asks::NONE,
+        };
+        choose(&ctx, supported, tried)
+    }
+
     #[test]
     fn choosing_prefers_a_new_modern_version_then_a_legacy_one() {
+        let choose =
+            |choice, supported: &[String], tried| choose_as(choice, V2025_06_18, supported, tried);
         let both = strings(&["2025-06-18", "2025-11-25", "2026-07-28"]);
         assert_eq!(
             choose(ProtocolChoice::Auto, &both, V2025_06_18),
@@ -419,6 +441,17 @@ mod tests {
         assert_eq!(
             choose(ProtocolChoice::Auto, &strings(&["2027-01-01"]), V2026_07_28),
             None
+        );
+        // The oldest revisions only where the application accepts them.
+        let old = strings(&["2024-11-05", "2025-03-26"]);
+        assert_eq!(choose(ProtocolChoice::Auto, &old, V2025_11_25), None);
+        assert_eq!(
+            choose_as(ProtocolChoice::Auto, V2024_11_05, &old, V2025_11_25),
+            Some(Attempt::Initialize(V2025_03_26))
+        );
+        assert_eq!(
+            choose(ProtocolChoice::Pinned(V2024_11_05), &old, V2025_11_25),
+            Some(Attempt::Initialize(V2024_11_05))
         );
     }
 

@@ -25,6 +25,8 @@ use crate::{Asks, Limits, Root};
 pub(crate) struct Context<'a> {
     pub(crate) limits: &'a Limits,
     pub(crate) choice: ProtocolChoice,
+    /// The oldest revision accepted where the choice does not pin one.
+    pub(crate) oldest: ProtocolVersion,
     /// The roots the application gives, if it declared them.
     pub(crate) roots: Option<&'a [Root]>,
     /// What the application answers itself.

@@ -22,6 +22,10 @@
 //! connects, lists, calls and refuses against each peer, over stdio and over HTTP. The
 //! blocking host and the async host each hold the three peers behind one palette.
 //!
+//! `@modelcontextprotocol/server-memory` 2025.8.4, on the TypeScript SDK 1.0.1, speaks only
+//! 2024-11-05: refused by default, and a session like any other once the application
+//! accepts that revision (`Config::oldest_version`, `mcp-call --oldest-version`).
+//!
 //! Roots: `@modelcontextprotocol/server-filesystem`, started with no directory, reaches only
 //! the folders the application gives as roots, and follows them when they change; the disk
 //! is the witness of what reached it. server-everything and both Python SDKs (`word_count_server.py --roots`) ask the
@@ -80,6 +84,9 @@ enum Peer {
     /// `@modelcontextprotocol/server-filesystem` on stdio, started with no directory: it
     /// reaches only the roots the client gives.
     Filesystem,
+    /// `@modelcontextprotocol/server-memory` 2025.8.4, on the TypeScript SDK 1.0.1 as the
+    /// archived reference servers are: it speaks 2024-11-05 only.
+    Memory,
 }
 
 impl Peer {
@@ -107,6 +114,7 @@ impl Peer {
                 PathBuf::from("stdio"),
             ],
             Peer::Filesystem => vec![peers.join("node_modules/.bin/mcp-server-filesystem")],
+            Peer::Memory => vec![peers.join("node_modules/.bin/mcp-server-memory")],
         }
     }
 
@@ -137,6 +145,7 @@ impl Peer {
                 "Echo: hi from mcp-sansio",
             ),
             Peer::Filesystem => ("list_allowed_directories", "{}", "Allowed directories:"),
+            Peer::Memory => ("read_graph", "{}", EMPTY_GRAPH),
             Peer::Routed => (
                 "regional_count",
                 r#"{"text":"vanilla stock","region":"eu-west","shard":7,"dry_run":true}"#,
@@ -156,6 +165,7 @@ impl Peer {
             Peer::Changing => 3..=3,
             Peer::Everything => 12..=13,
             Peer::Filesystem => 14..=14,
+            Peer::Memory => 9..=9,
         }
     }
 }
@@ -218,7 +228,13 @@ fn ended(output: std::process::Output) -> (Option<i32>, String, String) {
 /// Through the library: connect with `protocol`, expect `version`, list, call, close, and
 /// check that the group is gone.
 fn session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
-    let mut server = StdioClient::spawn(&peer.command(), config(peer, protocol)).unwrap();
+    session_of(peer, &peer.command(), config(peer, protocol), version);
+}
+
+/// [`session`] with the server started by `command`, under `config`.
+fn session_of(peer: Peer, command: &ServerCommand, config: Config, version: ProtocolVersion) {
+    let protocol = config.protocol;
+    let mut server = StdioClient::spawn(command, config).unwrap();
     let pgid = server.pid();
     let connected = server.connect().unwrap();
     assert_eq!(connected.version, version, "{peer:?} {protocol:?}");
@@ -718,7 +734,7 @@ impl HttpPeer {
                     .arg(port.to_string())
                     .arg(oauth_log(port));
             }
-            Peer::Filesystem => unreachable!("server-filesystem serves stdio only"),
+            Peer::Filesystem | Peer::Memory => unreachable!("{peer:?} serves stdio only"),
             Peer::Python1
             | Peer::Python2
             | Peer::Routed
@@ -1037,6 +1053,64 @@ fn over_http_python_sdk_2_reads_back_every_mcp_param_header() {
     }
     runtime.block_on(handle.close()).unwrap();
     client.close();
+}
+
+/// What server-memory's `read_graph` answers over a memory file that does not exist yet.
+const EMPTY_GRAPH: &str = "{\n  \"entities\": [],\n  \"relations\": []\n}";
+
+/// A server built before 2025-06-18 is refused by default, before anything is listed, and
+/// spoken once the application accepts its revision: server-memory 2025.8.4 is on the
+/// TypeScript SDK 1.0.1, as the archived reference servers (GitHub, Slack, Google Maps…)
+/// are, and answers `initialize` with 2024-11-05 whatever it is offered. Through the library
+/// and through `mcp-call --oldest-version`; its memory file stays unwritten, as nothing but
+/// `read_graph` was allowed.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn a_server_of_2024_11_05_is_refused_by_default_and_spoken_when_accepted() {
+    let peer = Peer::Memory;
+    let memory =
+        std::env::temp_dir().join(format!("mcp-interop-memory-{}.json", std::process::id()));
+    let command = peer.command().env("MEMORY_FILE_PATH", &memory);
+    let mut server = StdioClient::spawn(&command, config(peer, ProtocolChoice::Auto)).unwrap();
+    let pgid = server.pid();
+    let refused = server.connect();
+    assert!(
+        matches!(
+            &refused,
+            Err(StdioError::Mcp(Error::Incompatible(Incompatible::UnsupportedVersion { offered })))
+                if offered == "2024-11-05"
+        ),
+        "{refused:?}"
+    );
+    server.close(Duration::from_secs(2)).unwrap();
+    assert_group_gone(peer, pgid);
+
+    let mut config = config(peer, ProtocolChoice::Auto);
+    config.oldest_version = ProtocolVersion::V2024_11_05;
+    session_of(peer, &command, config, ProtocolVersion::V2024_11_05);
+    assert!(!memory.exists());
+
+    let env = format!("MEMORY_FILE_PATH={}", memory.display());
+    let (code, _, stderr) = mcp_call(peer, &["--list", "--env", &env]);
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stderr.contains("(--oldest-version 2024-11-05 accepts it)"),
+        "{stderr}"
+    );
+    let (tool, _, expected) = peer.call();
+    let args = [
+        "--call",
+        tool,
+        "--allow",
+        tool,
+        "--oldest-version",
+        "2024-11-05",
+        "--env",
+        &env,
+    ];
+    let (code, stdout, stderr) = mcp_call(peer, &args);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    assert_eq!(stdout, format!("{expected}\n"));
 }
 
 /// The tool of server-everything that says which roots it holds: registered only for a

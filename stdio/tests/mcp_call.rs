@@ -267,7 +267,11 @@ fn a_tool_error_exits_1_with_its_text_on_stdout() {
 fn usage_errors_exit_2_before_any_server_starts() {
     let server = Server::new("usage");
     for (args, needle) in [
-        (&["--list", "--protocol", "2024-11-05"][..], "--protocol"),
+        (&["--list", "--protocol", "2024-10-07"][..], "--protocol"),
+        (
+            &["--list", "--oldest-version", "2025"][..],
+            "--oldest-version",
+        ),
         (
             &["--list", "--call", "word_count"][..],
             "cannot be used with",
@@ -350,9 +354,24 @@ fn a_server_that_breaks_the_protocol_exits_4() {
 #[test]
 fn an_incompatible_server_exits_4() {
     let server = Server::new("incompatible");
-    server
-        .run(&["--list"], "old-version")
-        .failed(4, "\"2024-11-05\"");
+    let refused = server.run(&word_count(&["--args", r#"{"text":"a b"}"#]), "old-version");
+    let line = refused.failed(4, "\"2024-11-05\"");
+    assert!(
+        line.ends_with("(--oldest-version 2024-11-05 accepts it)"),
+        "{line}"
+    );
+    assert!(server.calls().is_empty());
+    // Once accepted, the old revision is a session like any other.
+    let old = [
+        "--oldest-version",
+        "2024-11-05",
+        "--args",
+        r#"{"text":"a b"}"#,
+    ];
+    let run = server.run(&word_count(&old), "old-version");
+    run.succeeded();
+    assert_eq!(run.stdout, "2\n");
+    assert_eq!(server.calls().len(), 1);
     server
         .run(&["--list", "--protocol", "modern"], "legacy")
         .failed(4, "does not speak the stateless revision");

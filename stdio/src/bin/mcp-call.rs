@@ -29,7 +29,8 @@ use std::time::Duration;
 use clap::{ArgGroup, Parser};
 use mcp_sansio::{
     Allowlist, Asks, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock, Error,
-    Implementation, Limits, ProtocolChoice, ProtocolVersion, RawObject, Reply, Root, ServerRequest,
+    Implementation, Incompatible, Limits, ProtocolChoice, ProtocolVersion, RawObject, Reply, Root,
+    ServerRequest,
 };
 use mcp_sansio_host::{accept_elicited, Palette, PaletteConfig, Provider};
 use mcp_sansio_http::{HttpClient, HttpClientError};
@@ -95,6 +96,12 @@ struct Cli {
     #[arg(long, value_name = "auto|legacy|modern|YYYY-MM-DD", default_value = "auto",
           value_parser = parse_protocol)]
     protocol: ProtocolChoice,
+
+    /// The oldest revision the server may choose in the handshake: 2024-11-05 or 2025-03-26
+    /// reach servers built before 2025-06-18 (the archived reference servers speak only
+    /// 2024-11-05), which are otherwise refused [default: 2025-06-18].
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_version)]
+    oldest_version: Option<ProtocolVersion>,
 
     /// Where the server's stderr goes: null (discarded), inherit, or a file appended to.
     #[arg(long = "stderr", value_name = "null|inherit|PATH", default_value = "null",
@@ -242,14 +249,18 @@ fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
         "modern" => Ok(ProtocolChoice::Stateless),
         date => ProtocolVersion::parse(date)
             .map(ProtocolChoice::Pinned)
-            .ok_or_else(|| {
-                let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-                format!(
-                    "expected auto, legacy, modern or one of {}",
-                    known.join(", ")
-                )
-            }),
+            .ok_or_else(|| format!("expected auto, legacy, modern or {}", known_versions())),
     }
+}
+
+fn parse_version(date: &str) -> Result<ProtocolVersion, String> {
+    ProtocolVersion::parse(date).ok_or_else(|| format!("expected {}", known_versions()))
+}
+
+/// `one of` the revisions this client speaks.
+fn known_versions() -> String {
+    let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+    format!("one of {}", known.join(", "))
 }
 
 fn parse_stderr(s: &str) -> Result<StderrMode, String> {
@@ -311,7 +322,11 @@ impl Failure {
             HttpClientError::Mcp(e) => Self::code(e),
             _ => Self::SERVER_GONE,
         };
-        Failure::new(code, format!("{doing}: {}", chain(error)))
+        let mut message = format!("{doing}: {}", chain(error));
+        if let HttpClientError::Mcp(e) = error {
+            message.extend(older_revision(e));
+        }
+        Failure::new(code, message)
     }
 
     /// The failure of the step `doing` (such as "calling tool \"x\""), by whose fault it was.
@@ -323,10 +338,26 @@ impl Failure {
             _ => Self::SERVER_GONE,
         };
         let mut message = format!("{doing}: {}", chain(error));
+        if let StdioError::Mcp(e) = error {
+            message.extend(older_revision(e));
+        }
         if code == Self::SERVER_GONE && *stderr == StderrMode::Discard {
             message.push_str(" (the server's stderr was discarded; --stderr inherit shows it)");
         }
         Failure::new(code, message)
+    }
+}
+
+/// What lifts a refusal of the server's revision, when it is one this client speaks if
+/// asked: `--oldest-version`.
+fn older_revision(error: &Error) -> Option<String> {
+    match error {
+        Error::Incompatible(Incompatible::UnsupportedVersion { offered })
+            if ProtocolVersion::parse(offered).is_some() =>
+        {
+            Some(format!(" (--oldest-version {offered} accepts it)"))
+        }
+        _ => None,
     }
 }
 
@@ -441,6 +472,9 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
     let mut config = Config::new(allowlist);
     config.limits = limits;
     config.protocol = cli.protocol;
+    if let Some(oldest) = cli.oldest_version {
+        config.oldest_version = oldest;
+    }
     if cli.untyped_schemas_as_object {
         config.catalog_policy = config.catalog_policy.untyped_schemas_as_objects();
     }
