@@ -3,7 +3,8 @@
 //!
 //! The core's [`HttpSession`] decides every header, reads every reply and keeps every
 //! deadline; this crate only moves bytes, speaking HTTP/1.1 itself over a TCP socket (and
-//! rustls, behind the `rustls` feature, for `https://`): keep-alive, each request written in
+//! rustls on aws-lc-rs, post-quantum key exchange first, behind the `rustls` feature, for
+//! `https://`): keep-alive, each request written in
 //! one piece, every reply head bounded by
 //! [`Limits::reply_head_bytes`](mcp_sansio::Limits::reply_head_bytes), and no redirect ever
 //! followed and no proxy used, so the application's headers and the session id go to the

@@ -270,7 +270,7 @@ impl Target {
 
 #[cfg(feature = "rustls")]
 impl Tls {
-    /// TLS to `host`, verified against the webpki roots, with ring's cryptography.
+    /// TLS to `host`, verified against the webpki roots, with aws-lc-rs's cryptography.
     fn new(host: &str) -> Result<Self, HttpClientError> {
         let roots = rustls::RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
@@ -281,7 +281,9 @@ impl Tls {
     /// TLS to `host`, verified against `roots`.
     fn trusting(host: &str, roots: rustls::RootCertStore) -> Result<Self, HttpClientError> {
         let invalid = |why: String| HttpClientError::InvalidUrl(why);
-        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        // aws-lc-rs, not ring: its provider offers the hybrid post-quantum key exchange
+        // (X25519MLKEM768) first, as browsers do; rustls deprecates ring's for lacking one.
+        let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let config = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| invalid(format!("no TLS version to offer: {e}")))?

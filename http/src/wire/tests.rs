@@ -614,9 +614,10 @@ mod tls {
     const KEY: &[u8] = include_bytes!("tls/localhost.key.der");
 
     /// A TLS server with the test certificate (for localhost and 127.0.0.1, issued by the
-    /// test CA), answering every request with `OK`; it reports each connection it accepts.
-    fn tls_server() -> (String, mpsc::Receiver<()>) {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+    /// test CA), answering every request with `OK`; it reports each connection whose
+    /// handshake completed, by the key exchange group it settled on.
+    fn tls_server() -> (String, mpsc::Receiver<Option<rustls::NamedGroup>>) {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(KEY.to_vec()));
         let config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -631,13 +632,18 @@ mod tls {
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(tcp) = stream else { return };
-                let _ = accepted.send(());
                 let session = rustls::ServerConnection::new(Arc::clone(&config)).unwrap();
                 let tls = rustls::StreamOwned::new(session, tcp);
+                let accepted = accepted.clone();
                 std::thread::spawn(move || {
                     let mut reader = io::BufReader::new(tls);
+                    let mut first = true;
                     while read_request_from(&mut reader) {
                         let tls = reader.get_mut();
+                        if std::mem::take(&mut first) {
+                            let group = tls.conn.negotiated_key_exchange_group();
+                            let _ = accepted.send(group.map(|g| g.name()));
+                        }
                         if tls
                             .write_all(OK.as_bytes())
                             .and_then(|()| tls.flush())
@@ -670,7 +676,11 @@ mod tls {
                 (Some(200), b"{}".to_vec(), String::from("end"))
             );
         }
-        accepts.recv().unwrap();
+        // The hybrid post-quantum exchange, which the client offers first.
+        assert_eq!(
+            accepts.recv().unwrap(),
+            Some(rustls::NamedGroup::X25519MLKEM768)
+        );
         assert!(
             accepts.try_recv().is_err(),
             "one connection carried all three"
