@@ -14,6 +14,9 @@ elicitation), `ask_url` sends the user to a URL (URL elicitation), and `sample` 
 client's model for a completion (sampling); each answers with what it was told. On `mcp`
 2.x, `resolved_name` and `resolved_both` ask the same through the resolver, which in
 2026-07-28 answers `input_required` (both questions at once for `resolved_both`).
+With `--chatty` it also has a tool `chatty` that logs as many lines as it is asked for
+(`ctx.info`, each a `notifications/message`) before it answers, as a server reporting each
+step of a long job does.
 With `--changes` on `mcp` 2.x it also has two tools that change what a `subscriptions/listen`
 stream hears: `grow` adds a tool (`grown_1`, `grown_2`, ...) and says the tool list changed,
 and `touch` says the resource at the URI it is given was updated.
@@ -117,6 +120,16 @@ if "--roots" in sys.argv:
         ) -> str:
             """Asks the user and the client's model at once, through the SDK's resolver."""
             return f"{name.name} and {said.model} said {said.content.text}"
+
+
+if "--chatty" in sys.argv:
+
+    @server.tool()
+    async def chatty(lines: int, ctx: Context) -> str:
+        """Logs `lines` lines, then says how many."""
+        for line in range(lines):
+            await ctx.info(f"step {line + 1} of {lines}")
+        return f"logged {lines} lines"
 
 
 if "--changes" in sys.argv and MODERN:

@@ -37,14 +37,19 @@ pub struct Limits {
     /// Keep it below 127, `serde_json`'s recursion limit, and every payload this crate
     /// accepts can later be deserialized with `serde_json`.
     pub nesting_depth: usize,
-    /// How many notifications may arrive while a request waits for its answer. Default: 16.
+    /// How many notifications may arrive while a request waits for its answer. Default: 4096.
     ///
     /// A server may report progress or log while it works, but a server that only chatters
     /// must not keep a request waiting forever: one more notification than this fails the
-    /// request as a protocol violation. This is the client session's bound; the framing
-    /// layer does not count notifications. What comes tagged with a subscription of the
-    /// client's ([`Client::listen`](crate::Client::listen)) is that subscription's, counted
-    /// against no request; a subscription, once acknowledged, counts nothing.
+    /// request as a protocol violation. Real servers log each step of a long call (the
+    /// official Python SDK's `ctx.info` sends one message a line, unasked), so the default
+    /// admits thousands; the operation's deadline bounds the wait itself. The seed chapter's
+    /// 16 ([`Limits::teaching`]) failed a real server's call that logged 17 lines.
+    ///
+    /// This is the client session's bound; the framing layer does not count notifications.
+    /// What comes tagged with a subscription of the client's
+    /// ([`Client::listen`](crate::Client::listen)) is that subscription's, counted against no
+    /// request; a subscription, once acknowledged, counts nothing.
     pub notifications_before_answer: usize,
     /// The most tools one catalog may hold, across all of its pages. Default: 1024.
     ///
@@ -187,7 +192,7 @@ impl Default for Limits {
         Limits {
             frame_bytes: 8 * 1024 * 1024,
             nesting_depth: 64,
-            notifications_before_answer: 16,
+            notifications_before_answer: 4096,
             tools_per_catalog: 1024,
             items_per_listing: 4096,
             pages_per_listing: 64,

@@ -408,4 +408,8 @@ fn teaching_limits_are_one_constructor_away() {
         default.frame_bytes >= 1024 * 1024,
         "must admit real servers' tool lists"
     );
+    assert!(
+        default.notifications_before_answer >= 1000,
+        "must admit a real server that logs each step of a long call"
+    );
 }

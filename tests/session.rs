@@ -247,11 +247,12 @@ fn notifications_up_to_the_cap_are_events_and_one_more_fails_the_request() {
     let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":2,"message":"half"}}"#;
     let mut pair = ready();
     let (op, id) = pair.call("word_count", r#"{"text":"x"}"#);
-    for _ in 0..16 {
+    let cap = mcp_sansio::Limits::default().notifications_before_answer;
+    for _ in 0..cap {
         pair.reply(progress);
     }
     assert!(!pair.has_finished(op));
-    assert_eq!(pair.events.len(), 16);
+    assert_eq!(pair.events.len(), cap);
     assert_eq!(
         pair.events[0],
         Event::Notification(ServerNotification::Progress {
@@ -265,7 +266,7 @@ fn notifications_up_to_the_cap_are_events_and_one_more_fails_the_request() {
     assert_eq!(
         pair.finished(op),
         Err(Error::Protocol(ProtocolViolation::TooManyNotifications {
-            limit: 16
+            limit: cap
         }))
     );
     // The connection goes on; the answer, if it comes, is late.

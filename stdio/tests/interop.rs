@@ -81,6 +81,11 @@ enum Peer {
     /// `mcp` 2.x with the word_count script and its `grow` and `touch` tools (`--changes`),
     /// which change what a `subscriptions/listen` stream hears.
     Changing,
+    /// `mcp` 2.x with the word_count script and its `chatty` tool (`--chatty`), which logs
+    /// each of as many lines as it is asked for before it answers.
+    Chatty2,
+    /// The same on `mcp` 1.x.
+    Chatty1,
     /// `@modelcontextprotocol/server-filesystem` on stdio, started with no directory: it
     /// reaches only the roots the client gives.
     Filesystem,
@@ -109,6 +114,8 @@ impl Peer {
             Peer::Roots2 => vec![peers.join("mcp2/bin/python"), script, "--roots".into()],
             Peer::Roots1 => vec![peers.join("mcp1/bin/python"), script, "--roots".into()],
             Peer::Changing => vec![peers.join("mcp2/bin/python"), script, "--changes".into()],
+            Peer::Chatty2 => vec![peers.join("mcp2/bin/python"), script, "--chatty".into()],
+            Peer::Chatty1 => vec![peers.join("mcp1/bin/python"), script, "--chatty".into()],
             Peer::Everything => vec![
                 peers.join("node_modules/.bin/mcp-server-everything"),
                 PathBuf::from("stdio"),
@@ -144,6 +151,7 @@ impl Peer {
                 r#"{"message":"hi from mcp-sansio"}"#,
                 "Echo: hi from mcp-sansio",
             ),
+            Peer::Chatty2 | Peer::Chatty1 => ("chatty", r#"{"lines":100}"#, "logged 100 lines"),
             Peer::Filesystem => ("list_allowed_directories", "{}", "Allowed directories:"),
             Peer::Memory => ("read_graph", "{}", EMPTY_GRAPH),
             Peer::Routed => (
@@ -163,6 +171,7 @@ impl Peer {
             Peer::Roots2 => 8..=8,
             Peer::Roots1 => 5..=5,
             Peer::Changing => 3..=3,
+            Peer::Chatty2 | Peer::Chatty1 => 2..=2,
             Peer::Everything => 12..=13,
             Peer::Filesystem => 14..=14,
             Peer::Memory => 9..=9,
@@ -358,6 +367,61 @@ fn mcp_call(peer: Peer, args: &[&str]) -> (Option<i32>, String, String) {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_group_gone(peer, pgid);
     ended(output)
+}
+
+/// The official Python SDK's servers log each step of a call unasked (`ctx.info`, one
+/// `notifications/message` a line; `mcp` 2.x only in the handshake revisions): a call that
+/// logs 100 lines finishes under the default limits, every line reaching the application in
+/// order, and so it does through mcp-call, unless `--max-notifications` caps it below that.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_python_sdks_log_each_step_of_a_call_and_the_call_still_finishes() {
+    for (peer, protocol) in [
+        (Peer::Chatty1, ProtocolChoice::Auto),
+        (Peer::Chatty2, ProtocolChoice::Stateful),
+    ] {
+        let mut server = StdioClient::spawn(&peer.command(), config(peer, protocol)).unwrap();
+        let pgid = server.pid();
+        server.connect().unwrap();
+        let catalog = server.list_tools().unwrap();
+        call_and_refuse(
+            peer,
+            &catalog,
+            |name, arguments| server.call_tool(name, arguments),
+            |e| matches!(e, StdioError::Mcp(Error::Misuse(_))),
+        );
+        let logged: Vec<String> = server
+            .take_events()
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::Notification(ServerNotification::Log { level, data, .. }) => {
+                    Some(format!("{level} {}", data.as_str()))
+                }
+                _ => None,
+            })
+            .collect();
+        let expected: Vec<String> = (1..=100)
+            .map(|line| format!(r#"info "step {line} of 100""#))
+            .collect();
+        assert_eq!(logged, expected, "{peer:?}");
+        server.close(Duration::from_secs(2)).unwrap();
+        assert_group_gone(peer, pgid);
+    }
+    let (tool, args, expected) = Peer::Chatty1.call();
+    let call = ["--call", tool, "--allow", tool, "--args", args];
+    let (code, out, err) = mcp_call(Peer::Chatty1, &call);
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), &*format!("{expected}\n")),
+        "{err}"
+    );
+    let capped = [&call[..], &["--max-notifications", "16"]].concat();
+    let (code, out, err) = mcp_call(Peer::Chatty1, &capped);
+    assert_eq!((code, out.as_str()), (Some(4), ""), "{err}");
+    assert!(
+        err.contains("more than 16 messages arrived before an answer"),
+        "{err}"
+    );
 }
 
 /// Through mcp-call: list and call in `protocol`.
@@ -734,7 +798,9 @@ impl HttpPeer {
                     .arg(port.to_string())
                     .arg(oauth_log(port));
             }
-            Peer::Filesystem | Peer::Memory => unreachable!("{peer:?} serves stdio only"),
+            Peer::Filesystem | Peer::Memory | Peer::Chatty2 | Peer::Chatty1 => {
+                unreachable!("{peer:?} serves stdio only")
+            }
             Peer::Python1
             | Peer::Python2
             | Peer::Routed

@@ -337,12 +337,24 @@ fn a_server_that_breaks_the_protocol_exits_4() {
         ("wrong-id", "a response carries id"),
         ("true-id", "broke the protocol"),
         ("stdout-log", "malformed JSON"),
-        ("flood", "messages arrived before an answer"),
     ] {
         let server = Server::new(mode);
         server.run(&allowed, mode).failed(4, needle);
         server.assert_nothing_left();
     }
+    // Seventeen notifications before the answer: within the default's thousands, one past
+    // the seed chapter's sixteen.
+    let server = Server::new("flood");
+    let text = ["--args", r#"{"text":"a b"}"#];
+    let run = server.run(&word_count(&text), "flood");
+    run.succeeded();
+    assert_eq!(run.stdout, "2\n");
+    let capped = [&text[..], &["--max-notifications", "16"]].concat();
+    server
+        .run(&word_count(&capped), "flood")
+        .failed(4, "more than 16 messages arrived before an answer");
+    assert_eq!(server.calls().len(), 2, "{:?}", server.calls());
+    server.assert_nothing_left();
     let server = Server::new("oversized");
     server
         .run(&word_count(&["--frame-limit", "65536"]), "oversized")

@@ -92,6 +92,11 @@ struct Cli {
     #[arg(long, value_name = "BYTES", value_parser = parse_frame_limit)]
     frame_limit: Option<usize>,
 
+    /// How many notifications and requests of the server's may arrive while one request of
+    /// the client's waits for its answer; one more fails that request [default: 4096].
+    #[arg(long, value_name = "N")]
+    max_notifications: Option<usize>,
+
     /// Which protocol revisions to speak: auto, legacy, modern, or one revision by its date.
     #[arg(long, value_name = "auto|legacy|modern|YYYY-MM-DD", default_value = "auto",
           value_parser = parse_protocol)]
@@ -445,6 +450,9 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
     limits.operation_timeout = Duration::from_millis(cli.timeout_ms);
     if let Some(bytes) = cli.frame_limit {
         limits.frame_bytes = bytes;
+    }
+    if let Some(count) = cli.max_notifications {
+        limits.notifications_before_answer = count;
     }
     let allowlist: Allowlist = cli.allow.iter().map(String::as_str).collect();
     // What can be refused without the server is refused before it is even started.
