@@ -243,10 +243,20 @@ fn session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
 /// [`session`] with the server started by `command`, under `config`.
 fn session_of(peer: Peer, command: &ServerCommand, config: Config, version: ProtocolVersion) {
     let protocol = config.protocol;
-    let mut server = StdioClient::spawn(command, config).unwrap();
-    let pgid = server.pid();
-    let connected = server.connect().unwrap();
+    let (server, connected) = called(peer, command, config);
     assert_eq!(connected.version, version, "{peer:?} {protocol:?}");
+    closed(peer, server);
+}
+
+/// Through the library: start the server, connect, list, call and refuse
+/// ([`call_and_refuse`]); the client is left open.
+fn called(
+    peer: Peer,
+    command: &ServerCommand,
+    config: Config,
+) -> (StdioClient, mcp_sansio::Connected) {
+    let mut server = StdioClient::spawn(command, config).unwrap();
+    let connected = server.connect().unwrap();
     assert!(connected.capabilities.tools, "{peer:?}: {connected:?}");
     let catalog = server.list_tools().unwrap();
     call_and_refuse(
@@ -255,6 +265,12 @@ fn session_of(peer: Peer, command: &ServerCommand, config: Config, version: Prot
         |name, arguments| server.call_tool(name, arguments),
         |e| matches!(e, StdioError::Mcp(Error::Misuse(_))),
     );
+    (server, connected)
+}
+
+/// Closes `server` and checks that its whole process group is gone.
+fn closed(peer: Peer, server: StdioClient) {
+    let pgid = server.pid();
     server.close(Duration::from_secs(2)).unwrap();
     assert_group_gone(peer, pgid);
 }
@@ -380,16 +396,7 @@ fn the_python_sdks_log_each_step_of_a_call_and_the_call_still_finishes() {
         (Peer::Chatty1, ProtocolChoice::Auto),
         (Peer::Chatty2, ProtocolChoice::Stateful),
     ] {
-        let mut server = StdioClient::spawn(&peer.command(), config(peer, protocol)).unwrap();
-        let pgid = server.pid();
-        server.connect().unwrap();
-        let catalog = server.list_tools().unwrap();
-        call_and_refuse(
-            peer,
-            &catalog,
-            |name, arguments| server.call_tool(name, arguments),
-            |e| matches!(e, StdioError::Mcp(Error::Misuse(_))),
-        );
+        let (mut server, _) = called(peer, &peer.command(), config(peer, protocol));
         let logged: Vec<String> = server
             .take_events()
             .into_iter()
@@ -404,8 +411,7 @@ fn the_python_sdks_log_each_step_of_a_call_and_the_call_still_finishes() {
             .map(|line| format!(r#"info "step {line} of 100""#))
             .collect();
         assert_eq!(logged, expected, "{peer:?}");
-        server.close(Duration::from_secs(2)).unwrap();
-        assert_group_gone(peer, pgid);
+        closed(peer, server);
     }
     let (tool, args, expected) = Peer::Chatty1.call();
     let call = ["--call", tool, "--allow", tool, "--args", args];
