@@ -46,7 +46,8 @@ use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError, DEFAU
 #[command(group(ArgGroup::new("action").required(true).args(["list", "call", "offer"])))]
 #[command(group(ArgGroup::new("server").required(true).args(["url", "command"])))]
 struct Cli {
-    /// Print the server's tools, one per line: name, a tab, the first line of its description.
+    /// Print the server's tools, one per line: name, a tab, the first line of its description
+    /// that is not blank.
     #[arg(long)]
     list: bool,
 
@@ -674,8 +675,10 @@ fn render_catalog(catalog: &Catalog, server_info: Option<&Implementation>, json:
         let _ = writeln!(out, "{{{info}\"tools\":[{}]}}", tools.join(","));
     } else {
         for tool in catalog.tools() {
-            let first = tool.description.as_deref().unwrap_or("").lines().next();
-            let first = escape_controls(first.unwrap_or("").trim(), false);
+            // Some servers open a description with a line break and indent it as a block.
+            let description = tool.description.as_deref().unwrap_or("");
+            let first = description.lines().map(str::trim).find(|l| !l.is_empty());
+            let first = escape_controls(first.unwrap_or(""), false);
             let _ = writeln!(out, "{}\t{first}", escape_controls(&tool.name, false));
         }
     }
