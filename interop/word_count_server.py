@@ -16,7 +16,8 @@ client's model for a completion (sampling); each answers with what it was told. 
 2026-07-28 answers `input_required` (both questions at once for `resolved_both`).
 With `--chatty` it also has a tool `chatty` that logs as many lines as it is asked for
 (`ctx.info`, each a `notifications/message`) before it answers, as a server reporting each
-step of a long job does.
+step of a long job does, waiting `pause` seconds before each line and reporting its progress
+after it (`ctx.report_progress`, which the SDK sends only where the request asked for it).
 With `--changes` on `mcp` 2.x it also has two tools that change what a `subscriptions/listen`
 stream hears: `grow` adds a tool (`grown_1`, `grown_2`, ...) and says the tool list changed,
 and `touch` says the resource at the URI it is given was updated.
@@ -124,11 +125,15 @@ if "--roots" in sys.argv:
 
 if "--chatty" in sys.argv:
 
+    import anyio
+
     @server.tool()
-    async def chatty(lines: int, ctx: Context) -> str:
+    async def chatty(lines: int, ctx: Context, pause: float = 0) -> str:
         """Logs `lines` lines, then says how many."""
         for line in range(lines):
+            await anyio.sleep(pause)
             await ctx.info(f"step {line + 1} of {lines}")
+            await ctx.report_progress(line + 1, lines)
         return f"logged {lines} lines"
 
 

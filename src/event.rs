@@ -290,6 +290,19 @@ pub enum Event {
     },
     /// The server sent a notification.
     Notification(ServerNotification),
+    /// The server reported the progress of call `op`, which asked for it
+    /// ([`CallOptions::progress_up_to`](crate::CallOptions::progress_up_to)). A report whose
+    /// `progress` is higher than the last restarted the call's timeout.
+    Progress {
+        /// The call's operation.
+        op: OpId,
+        /// Progress so far, as the server counts it.
+        progress: f64,
+        /// The total, if known.
+        total: Option<f64>,
+        /// A message, if any.
+        message: Option<String>,
+    },
     /// The server acknowledged subscription `op` ([`Client::listen`](crate::Client::listen)):
     /// from now on it stands with no deadline, and what it honours arrives as
     /// [`Event::Notification`]s, until its [`Event::Finished`] (the server ended it, it was

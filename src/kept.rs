@@ -19,7 +19,7 @@ use crate::subscription::Subscription;
 /// [`Event::Finished`] (and the one [`Event::Failed`]) is kept, and so is every
 /// [`Event::ServerRequest`] no [`Responder`] answered (the client bounds those with
 /// [`Limits::asks_waiting`](crate::Limits)). The server decides how many
-/// notifications and late answers it sends, so at most
+/// notifications, progress reports and late answers it sends, so at most
 /// [`Limits::events_kept`](crate::Limits) of those are held at once; later ones are dropped
 /// and counted in [`lost`](Self::lost), until the application takes what is kept.
 ///
@@ -59,7 +59,8 @@ impl fmt::Debug for KeptEvents {
 }
 
 impl KeptEvents {
-    /// An empty store that holds at most `limit` notifications and late answers at once.
+    /// An empty store that holds at most `limit` notifications, progress reports and late
+    /// answers at once.
     pub fn new(limit: usize) -> Self {
         KeptEvents {
             limit,
@@ -128,15 +129,20 @@ impl KeptEvents {
         self.events.drain(..).collect()
     }
 
-    /// How many notifications and late answers were dropped for want of room, in all.
+    /// How many notifications, progress reports and late answers were dropped for want of
+    /// room, in all.
     pub fn lost(&self) -> u64 {
         self.lost
     }
 }
 
-/// Whether the server sent `event` without being asked for it.
+/// Whether the server decides how many of `event` it sends: what it sends unasked, and the
+/// progress a call asked for.
 fn unasked(event: &Event) -> bool {
-    matches!(event, Event::Notification(_) | Event::LateResponse { .. })
+    matches!(
+        event,
+        Event::Notification(_) | Event::LateResponse { .. } | Event::Progress { .. }
+    )
 }
 
 #[cfg(test)]

@@ -189,7 +189,7 @@ pub use catalog::{
     Catalog, CatalogPolicy, InvalidTools, NullFields, QuarantinedTool, Tool, ToolRejection,
     UntypedSchemas,
 };
-pub use client::{Client, Config};
+pub use client::{CallOptions, Client, Config};
 pub use error::{
     Error, HttpError, Incompatible, JsonError, JsonErrorKind, Misuse, ProtocolViolation,
 };

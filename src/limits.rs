@@ -141,8 +141,8 @@ pub struct Limits {
     /// A transport takes frames only while its own write buffer is short, so the bytes a
     /// server has not read wait here, under this bound.
     pub unsent_bytes: usize,
-    /// How many notifications and late answers a driver keeps for the application at once,
-    /// between its reads of them. Default: 256.
+    /// How many notifications, progress reports and late answers a driver keeps for the
+    /// application at once, between its reads of them. Default: 256.
     ///
     /// The server decides how many of those it sends; an application that never reads them
     /// must not hold them all. Past the bound, new ones are dropped and counted (see

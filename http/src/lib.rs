@@ -42,9 +42,9 @@ pub mod oauth;
 mod wire;
 
 use mcp_sansio::{
-    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, ExchangeId,
-    HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Listening, Misuse, Op,
-    RawObject, Responder, Root, Subscription,
+    Awaited, CallOptions, CallToolResult, Catalog, Client, Config, Connected, Error, Event,
+    ExchangeId, HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Listening,
+    Misuse, Op, RawObject, Responder, Root, Subscription,
 };
 use wire::Fields;
 
@@ -385,12 +385,27 @@ impl HttpClient {
         name: &str,
         arguments: &RawObject,
     ) -> Result<CallToolResult, HttpClientError> {
+        self.call_tool_with(name, arguments, CallOptions::new())
+    }
+
+    /// [`call_tool`](Self::call_tool), waiting as `options` say: a deadline of its own, and
+    /// the server's progress (each report kept as an [`Event::Progress`] for
+    /// [`take_events`](Self::take_events)), which can restart it up to a hard maximum.
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool).
+    pub fn call_tool_with(
+        &mut self,
+        name: &str,
+        arguments: &RawObject,
+        options: CallOptions,
+    ) -> Result<CallToolResult, HttpClientError> {
         let call = |client: &mut Self| {
             let now = client.now();
             let op = client
                 .session
                 .client_mut()
-                .call_tool(name, arguments, now)?;
+                .call_tool_with(name, arguments, options, now)?;
             client.run(op)
         };
         match call(self) {

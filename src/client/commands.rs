@@ -3,7 +3,7 @@
 
 use alloc::{string::String, vec::Vec};
 
-use super::{Client, State};
+use super::{CallOptions, Client, State};
 use crate::catalog::Catalog;
 use crate::client::Notice;
 use crate::error::{Error, Misuse};
@@ -119,6 +119,21 @@ impl Client {
         arguments: &RawObject,
         now: Instant,
     ) -> Result<Op<CallToolResult>, Misuse> {
+        self.call_tool_with(name, arguments, CallOptions::new(), now)
+    }
+
+    /// [`call_tool`](Self::call_tool), waiting as `options` say: a deadline of its own, and
+    /// the server's progress, which can restart it up to a hard maximum.
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool).
+    pub fn call_tool_with(
+        &mut self,
+        name: &str,
+        arguments: &RawObject,
+        options: CallOptions,
+        now: Instant,
+    ) -> Result<Op<CallToolResult>, Misuse> {
         // The application's word first: a tool it does not allow is refused as such,
         // whatever the state of the connection.
         if !self.config.allowlist.allows(name) {
@@ -132,7 +147,7 @@ impl Client {
                 name: String::from(name),
             });
         }
-        self.start_call(CallKind::Tool, now, |params| {
+        self.start_call(CallKind::Tool, now, options, |params| {
             params.string("name", name);
             params.raw("arguments", arguments.as_str());
         })
@@ -147,7 +162,10 @@ impl Client {
         uri: &str,
         now: Instant,
     ) -> Result<Op<Vec<ResourceContents>>, Misuse> {
-        self.start_call(CallKind::Resource, now, |params| params.string("uri", uri))
+        let options = CallOptions::new();
+        self.start_call(CallKind::Resource, now, options, |params| {
+            params.string("uri", uri);
+        })
     }
 
     /// Expands the prompt `name` with string `arguments`.
@@ -160,7 +178,7 @@ impl Client {
         arguments: &[(&str, &str)],
         now: Instant,
     ) -> Result<Op<GetPromptResult>, Misuse> {
-        self.start_call(CallKind::Prompt, now, |params| {
+        self.start_call(CallKind::Prompt, now, CallOptions::new(), |params| {
             params.string("name", name);
             params.key("arguments");
             let mut args = ObjectWriter::open(params.out());

@@ -5,6 +5,7 @@
 mod asks;
 mod binding;
 mod commands;
+mod progress;
 mod requests;
 mod send;
 mod subscriptions;
@@ -34,6 +35,7 @@ use crate::version::{Era, ProtocolChoice, ProtocolVersion};
 use crate::{Allowlist, Limits, Root};
 use asks::Awaiting;
 
+pub use progress::CallOptions;
 use requests::{Bound, Requests};
 use transmit::Transmit;
 pub(crate) use transmit::{Notice, Sent};
@@ -157,8 +159,11 @@ enum Answer<'a> {
 struct InFlight {
     op: OpId,
     method: Method,
-    /// The operation's one deadline, set when it started; later requests keep it.
+    /// The operation's one deadline, set when it started; later requests keep it. Only a
+    /// call's progress moves it ([`CallOptions::progress_up_to`]).
     deadline: Instant,
+    /// How the call's progress moves its deadline, where it asked for progress.
+    progress: Option<progress::Progress>,
     operation: Operation,
 }
 
@@ -195,8 +200,9 @@ impl InFlight {
 /// `handle_timeout` is harmless.
 ///
 /// Every operation ends with exactly one [`Event::Finished`]. Each has one deadline
-/// ([`Limits::operation_timeout`] after the command) that covers all of its frames, so a
-/// server that trickles bytes cannot stretch it. On expiry the operation fails with
+/// ([`Limits::operation_timeout`] after the command, or a call's own
+/// [`CallOptions`]) that covers all of its frames, so a server that trickles bytes cannot
+/// stretch it; only the progress a call asked for moves it, up to the call's hard maximum. On expiry the operation fails with
 /// [`Error::Timeout`], and for any request but `initialize` a `notifications/cancelled` is
 /// queued. A peer that breaks the protocol (malformed or oversized frames, answers to ids
 /// never sent or already answered) fails the whole connection: see [`Event::Failed`].
@@ -229,6 +235,8 @@ pub struct Client {
     parked: Vec<InFlight>,
     /// The ticket the next of them gets.
     next_ticket: u64,
+    /// The latest time a `handle_*` call was given.
+    now: Instant,
 }
 
 impl Client {
@@ -255,6 +263,7 @@ impl Client {
             asks: Vec::new(),
             parked: Vec::new(),
             next_ticket: 0,
+            now: Instant::ZERO,
             config,
         }
     }
@@ -344,6 +353,7 @@ impl Client {
 
     /// Applies every deadline and timer up to `now`. Harmless when early or repeated.
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.now = self.now.max(now);
         let parked: Vec<OpId> = self
             .parked
             .iter()
@@ -467,6 +477,14 @@ impl Client {
                 let Some(notification) = self.on_subscription(notification) else {
                     return;
                 };
+                if notification.method == "notifications/progress" {
+                    // A call's own progress, asked for, is the call's; any other counts.
+                    if let Some(other) = self.own_progress(ServerNotification::read(notification)) {
+                        self.count_message();
+                        self.events.push_back(Event::Notification(other));
+                    }
+                    return;
+                }
                 self.count_message();
                 if notification.method == "notifications/cancelled" {
                     self.on_cancelled(notification.params.as_ref());
@@ -514,16 +532,11 @@ impl Client {
             Step::Fail(error) => self.finish(request.op, Err(error)),
             Step::Ask(asked) => self.park(request, asked),
             Step::Send(next) => {
-                let InFlight {
-                    op,
-                    deadline,
-                    operation,
-                    ..
-                } = request;
+                let op = request.op;
                 // The operation is out of the table: if the queue is full, it ends here.
                 if let Err(error) = self.room_to_send() {
                     self.finish(op, Err(error));
-                } else if let Err(misuse) = self.send(op, deadline, operation, next) {
+                } else if let Err(misuse) = self.send(request, next) {
                     self.finish(op, Err(misuse.into()));
                 }
             }

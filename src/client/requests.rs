@@ -79,6 +79,11 @@ impl<T> Requests<T> {
         self.in_flight.iter().map(|e| (e.id, &e.value))
     }
 
+    /// The requests in flight, oldest first, to change.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (i64, &mut T)> {
+        self.in_flight.iter_mut().map(|e| (e.id, &mut e.value))
+    }
+
     /// Binds a response's id, exactly: the integer `n` only ever answers request `n`.
     pub(crate) fn bind(&mut self, id: &RequestId) -> Bound<T> {
         let Some(n) = id.as_i64() else {

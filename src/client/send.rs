@@ -5,7 +5,7 @@
 use alloc::boxed::Box;
 
 use super::transmit::{Notice, Sent};
-use super::{Client, InFlight, Session, State};
+use super::{progress, CallOptions, Client, InFlight, Session, State};
 use crate::asks::Asks;
 use crate::error::{Error, Misuse, ProtocolViolation};
 use crate::event::{Op, OpId};
@@ -70,6 +70,7 @@ impl Client {
         &mut self,
         kind: CallKind,
         now: Instant,
+        options: CallOptions,
         members: impl FnOnce(&mut ObjectWriter<'_>),
     ) -> Result<Op<T>, Misuse> {
         self.ready_for(kind.needs())?;
@@ -85,16 +86,13 @@ impl Client {
                 kind,
                 again: Some(Box::new(Again::new(params.clone()))),
             };
-            return self.start(Operation::Call(call), Method::Call(kind), now, |writer| {
+            let method = Method::Call(kind);
+            return self.start_waiting(Operation::Call(call), method, now, options, |writer| {
                 writer.members_of_text(&params);
             });
         }
-        self.start(
-            Operation::Call(Call::once(kind)),
-            Method::Call(kind),
-            now,
-            members,
-        )
+        let call = Operation::Call(Call::once(kind));
+        self.start_waiting(call, Method::Call(kind), now, options, members)
     }
 
     /// Sends an operation's first request, written by `members`, and starts its deadline.
@@ -105,12 +103,26 @@ impl Client {
         now: Instant,
         members: impl FnOnce(&mut ObjectWriter<'_>),
     ) -> Result<Op<T>, Misuse> {
+        self.start_waiting(operation, method, now, CallOptions::new(), members)
+    }
+
+    /// [`start`](Self::start), the operation waiting as `options` say.
+    fn start_waiting<T>(
+        &mut self,
+        operation: Operation,
+        method: Method,
+        now: Instant,
+        options: CallOptions,
+        members: impl FnOnce(&mut ObjectWriter<'_>),
+    ) -> Result<Op<T>, Misuse> {
         let op = self.new_op();
-        let deadline = now.saturating_add(self.config.limits.operation_timeout);
+        let (deadline, progress) =
+            progress::waiting(options, self.config.limits.operation_timeout, now);
         let request = InFlight {
             op,
             method,
             deadline,
+            progress,
             operation,
         };
         self.queue_request(request, None, members)?;
@@ -124,31 +136,27 @@ impl Client {
         now: Instant,
         first: Next,
     ) -> Result<Op<T>, Misuse> {
-        let op = self.new_op();
-        let deadline = now.saturating_add(self.config.limits.operation_timeout);
-        self.send(op, deadline, operation, first)?;
+        let request = InFlight {
+            op: self.new_op(),
+            method: first.method(),
+            deadline: now.saturating_add(self.config.limits.operation_timeout),
+            progress: None,
+            operation,
+        };
+        let op = request.op;
+        self.send(request, first)?;
         Ok(Op::new(op))
     }
 
-    /// Sends the request `next` describes for operation `op`, which keeps its deadline.
-    pub(super) fn send(
-        &mut self,
-        op: OpId,
-        deadline: Instant,
-        operation: Operation,
-        next: Next,
-    ) -> Result<(), Misuse> {
+    /// Sends the request `next` describes for `request`'s operation, which keeps its
+    /// deadline.
+    pub(super) fn send(&mut self, mut request: InFlight, next: Next) -> Result<(), Misuse> {
         let own_meta = next.meta(&self.client_info, self.capabilities(Era::Stateless));
-        // Only the handshake and later pages come here, never a call: the copy is not on
-        // the per-call path.
+        // Only the handshake, later pages and a call's later rounds come here: the copy is
+        // not on the path of a call's first request.
         let client_info = self.client_info.clone();
         let capabilities = alloc::string::String::from(self.capabilities(Era::Stateful));
-        let request = InFlight {
-            op,
-            method: next.method(),
-            deadline,
-            operation,
-        };
+        request.method = next.method();
         self.queue_request(request, own_meta.as_deref(), |params| {
             next.write_params(params, &client_info, &capabilities);
         })
@@ -172,6 +180,13 @@ impl Client {
             _ => None,
         };
         let meta = own_meta.or(session_meta);
+        // A call that asked for progress names its token in every request it sends.
+        let with_token = request
+            .progress
+            .as_ref()
+            .and_then(|_| progress::token(request.op))
+            .map(|token| progress::with_token(token, meta));
+        let meta = with_token.as_deref().or(meta);
         let limit = self.config.limits.frame_bytes;
         self.transmit.push(Sent::Request { id, method }, |out| {
             write_frame(out, limit, |out| {

@@ -405,6 +405,9 @@ impl Model {
                 }
                 Event::Failed(_) => self.failed = true,
                 Event::Notification(_) => {}
+                Event::Progress { op, .. } => {
+                    panic!("{op:?} reported progress, and no call asked for it")
+                }
                 Event::Subscribed { op, .. } => {
                     panic!("{op:?} was acknowledged, and no subscription was asked for")
                 }

@@ -35,8 +35,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, Instant, KeptEvents,
-    Listening, Misuse, Op, RawObject, Responder, Root, Subscription,
+    Awaited, CallOptions, CallToolResult, Catalog, Client, Config, Connected, Error, Event,
+    Instant, KeptEvents, Listening, Misuse, Op, RawObject, Responder, Root, Subscription,
 };
 use rustix::event::{poll, PollFd, PollFlags};
 #[cfg(feature = "host")]
@@ -245,7 +245,24 @@ impl StdioClient {
         name: &str,
         arguments: &RawObject,
     ) -> Result<CallToolResult, StdioError> {
-        let op = self.client.call_tool(name, arguments, self.now())?;
+        self.call_tool_with(name, arguments, CallOptions::new())
+    }
+
+    /// [`call_tool`](Self::call_tool), waiting as `options` say: a deadline of its own, and
+    /// the server's progress (each report kept as an [`Event::Progress`] for
+    /// [`take_events`](Self::take_events)), which can restart it up to a hard maximum.
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool).
+    pub fn call_tool_with(
+        &mut self,
+        name: &str,
+        arguments: &RawObject,
+        options: CallOptions,
+    ) -> Result<CallToolResult, StdioError> {
+        let op = self
+            .client
+            .call_tool_with(name, arguments, options, self.now())?;
         self.run(op)
     }
 

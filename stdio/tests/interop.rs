@@ -47,9 +47,9 @@ use std::time::Duration;
 use std::sync::{Arc, Mutex};
 
 use mcp_sansio::{
-    Allowlist, AskKind, Asks, Config, ElicitationMode, Error, Event, Incompatible, Limits,
-    ListKind, Listening, Misuse, Op, ProtocolChoice, ProtocolVersion, RawObject, Reply, Root,
-    ServerNotification, ServerRequest, Subscription, SubscriptionEnded,
+    Allowlist, AskKind, Asks, CallOptions, Config, ElicitationMode, Error, Event, Incompatible,
+    Limits, ListKind, Listening, Misuse, Op, ProtocolChoice, ProtocolVersion, RawObject, Reply,
+    Root, ServerNotification, ServerRequest, Subscription, SubscriptionEnded,
 };
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use mcp_sansio_stdio::{ServerCommand, StdioClient, StdioError};
@@ -428,6 +428,52 @@ fn the_python_sdks_log_each_step_of_a_call_and_the_call_still_finishes() {
         err.contains("more than 16 messages arrived before an answer"),
         "{err}"
     );
+}
+
+/// Asked for progress, the official Python SDK's servers report each step of a call
+/// (`ctx.report_progress`, sent only where the request names a token), in every revision
+/// they speak over stdio: a call that takes twice its timeout finishes, as each report
+/// restarts that timeout, and every report reaches the application as the call's own; the
+/// same call, not asking, ends at its timeout.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_python_sdks_report_progress_when_asked_and_it_keeps_a_long_call_going() {
+    // Eight steps half a second apart: four seconds, against a timeout of two.
+    let arguments = RawObject::parse(r#"{"lines":8,"pause":0.5}"#, &Limits::default()).unwrap();
+    let timeout = CallOptions::new().timeout(Duration::from_secs(2));
+    for (peer, protocol) in [
+        (Peer::Chatty1, ProtocolChoice::Auto),
+        (Peer::Chatty2, ProtocolChoice::Stateful),
+        (Peer::Chatty2, ProtocolChoice::Auto),
+    ] {
+        let (mut server, _) = called(peer, &peer.command(), config(peer, protocol));
+        server.take_events();
+        let patient = timeout.progress_up_to(DEADLINE);
+        let result = server
+            .call_tool_with("chatty", &arguments, patient)
+            .unwrap();
+        assert_eq!(result.text(), "logged 8 lines", "{peer:?} {protocol:?}");
+        let reported: Vec<(f64, Option<f64>)> = server
+            .take_events()
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::Progress {
+                    progress, total, ..
+                } => Some((progress, total)),
+                _ => None,
+            })
+            .collect();
+        let steps: Vec<(f64, Option<f64>)> = (1..=8).map(|n| (f64::from(n), Some(8.0))).collect();
+        assert_eq!(reported, steps, "{peer:?} {protocol:?}");
+        let error = server
+            .call_tool_with("chatty", &arguments, timeout)
+            .unwrap_err();
+        assert!(
+            matches!(error, StdioError::Mcp(Error::Timeout { .. })),
+            "{peer:?} {protocol:?}: {error:?}"
+        );
+        closed(peer, server);
+    }
 }
 
 /// Through mcp-call: list and call in `protocol`.

@@ -587,7 +587,12 @@ impl Serve {
             self.send(&json!({"jsonrpc":"2.0","method":"notifications/message",
                 "params": {"level": "info", "data": "15 changes told"}}));
         }
-        let progress = |n: usize| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken": id, "progress": n}});
+        // The token the call asked progress under, or else the call's id (unasked).
+        let token = match &params["_meta"]["progressToken"] {
+            Value::Null => id.clone(),
+            asked => asked.clone(),
+        };
+        let progress = |n: usize| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken": token, "progress": n}});
         match self.mode {
             Mode::WrongId => {
                 let wrong = json!(id.as_i64().unwrap_or(0) + 1);

@@ -63,8 +63,9 @@ use std::time::Duration;
 
 use mcp_sansio::auth::Token;
 use mcp_sansio::{
-    Awaited, CallToolResult, Catalog, Client, Config, Connected, Error, Event, HttpSession,
-    Instant, Misuse, Op, RawObject, Reply, Root, Subscription, SubscriptionEnded, Ticket,
+    Awaited, CallOptions, CallToolResult, Catalog, Client, Config, Connected, Error, Event,
+    HttpSession, Instant, Misuse, Op, RawObject, Reply, Root, Subscription, SubscriptionEnded,
+    Ticket,
 };
 use mcp_sansio_stdio::{ServerCommand, ServerProcess, DEFAULT_GRACE};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -317,10 +318,26 @@ impl Handle {
         name: &str,
         arguments: &RawObject,
     ) -> Result<CallToolResult, AsyncError> {
+        self.call_tool_with(name, arguments, CallOptions::new())
+            .await
+    }
+
+    /// [`call_tool`](Self::call_tool), waiting as `options` say: a deadline of its own, and
+    /// the server's progress (each report an [`Event::Progress`] on the events channel),
+    /// which can restart it up to a hard maximum.
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: &RawObject,
+        options: CallOptions,
+    ) -> Result<CallToolResult, AsyncError> {
         let call = || {
             let name = name.to_owned();
             let arguments = arguments.clone();
-            self.run(move |client, now| client.call_tool(&name, &arguments, now))
+            self.run(move |client, now| client.call_tool_with(&name, &arguments, options, now))
         };
         match call().await {
             Err(AsyncError::Mcp(error))

@@ -28,9 +28,9 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Parser};
 use mcp_sansio::{
-    Allowlist, Asks, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock, Error,
-    Implementation, Incompatible, Limits, ProtocolChoice, ProtocolVersion, RawObject, Reply, Root,
-    ServerRequest,
+    Allowlist, Asks, CallOptions, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock,
+    Error, Implementation, Incompatible, Limits, ProtocolChoice, ProtocolVersion, RawObject, Reply,
+    Root, ServerRequest,
 };
 use mcp_sansio_host::{accept_elicited, Palette, PaletteConfig, Provider};
 use mcp_sansio_http::{HttpClient, HttpClientError};
@@ -88,6 +88,12 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = 5000,
           value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: u64,
+
+    /// Ask the server to report the call's progress: each report that advances restarts
+    /// --timeout-ms for the call, which still ends N milliseconds after it was sent at the
+    /// latest. For tools that take longer than --timeout-ms and say how far they are.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    progress_up_to_ms: Option<u64>,
 
     /// The largest frame accepted from the server, in bytes [default: 8388608].
     #[arg(long, value_name = "BYTES", value_parser = parse_frame_limit)]
@@ -588,14 +594,19 @@ impl Remote<'_> {
         }
     }
 
-    fn call_tool(&mut self, name: &str, arguments: &RawObject) -> Result<CallToolResult, Failure> {
+    fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: &RawObject,
+        options: CallOptions,
+    ) -> Result<CallToolResult, Failure> {
         let doing = format!("calling tool {name:?}");
         match self {
             Remote::Stdio(server, stderr) => server
-                .call_tool(name, arguments)
+                .call_tool_with(name, arguments, options)
                 .map_err(|e| Failure::of(&doing, &e, stderr)),
             Remote::Http(server) => server
-                .call_tool(name, arguments)
+                .call_tool_with(name, arguments, options)
                 .map_err(|e| Failure::of_http(&doing, &e)),
         }
     }
@@ -651,7 +662,11 @@ fn session(
             })?;
     }
     // A tool that is not advertised is refused by the core, in its own words.
-    let result = server.call_tool(name, arguments)?;
+    let mut options = CallOptions::new();
+    if let Some(most) = cli.progress_up_to_ms {
+        options = options.progress_up_to(Duration::from_millis(most));
+    }
+    let result = server.call_tool(name, arguments, options)?;
     print(&render_result(&result, cli.json));
     if result.is_error {
         return Err(Failure::new(
