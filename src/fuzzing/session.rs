@@ -9,8 +9,9 @@ use core::time::Duration;
 use arbitrary::{Arbitrary, Unstructured};
 
 use crate::{
-    Allowlist, Asks, CallToolResult, Client, Config, Error, Event, Instant, Limits, Misuse, Op,
-    OpId, ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject, Reply, Root, Ticket,
+    Allowlist, Asks, CallOptions, CallToolResult, Client, Config, Error, Event, Instant, Limits,
+    Misuse, Op, OpId, ProtocolChoice, ProtocolVersion, ProtocolViolation, RawObject, Reply, Root,
+    Ticket,
 };
 
 /// The most steps one scenario holds: long enough to fill the request table and run
@@ -76,6 +77,23 @@ pub enum Step {
     },
     /// The application answers every question it kept, and once more the first of them.
     AnswerAsks,
+    /// The application calls `word_count` on terms of its own: a timeout of
+    /// `timeout_ms % 8192 + 1` milliseconds, and progress asked for, up to
+    /// `most_ms % 8192 + 1` in all.
+    CallReporting {
+        /// The call's timeout.
+        timeout_ms: u16,
+        /// Its hard maximum.
+        most_ms: u16,
+    },
+    /// The server reports `progress % 4` under the token of the `pick`-th call that asked
+    /// for progress, ended or not.
+    Report {
+        /// Which call.
+        pick: u8,
+        /// The progress reported.
+        progress: u8,
+    },
 }
 
 impl Step {
@@ -150,9 +168,20 @@ pub fn connected_client(mut config: Config) -> Client {
 /// What the model knows about one operation the application started.
 struct Started {
     id: i64,
-    sent_at: Instant,
+    /// When it must be answered by: moved only by progress it asked for.
+    deadline: Instant,
     messages: usize,
     ended: bool,
+    /// Where it asked for progress: its token, and how reports move its deadline.
+    reporting: Option<Reporting>,
+}
+
+/// A call that asked for progress, as the model follows it.
+struct Reporting {
+    token: i64,
+    every: Duration,
+    until: Instant,
+    last: Option<f64>,
 }
 
 /// One frame the client wrote, as the server reads it.
@@ -214,6 +243,15 @@ impl<'de> serde::Deserialize<'de> for Id {
 #[serde(rename_all = "camelCase")]
 struct Cancelled {
     request_id: Option<i64>,
+    #[serde(rename = "_meta")]
+    meta: Option<Meta>,
+}
+
+/// A request's `_meta`, where the client names a progress token.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    progress_token: Option<i64>,
 }
 
 /// A connected client, the server this test plays, and the model both are checked against.
@@ -247,6 +285,10 @@ struct Model {
     held: Vec<Ticket>,
     /// The bound on questions waiting.
     asks_waiting: usize,
+    /// The progress token the last request read named.
+    token: Option<i64>,
+    /// Progress reports the client must still give the application as a call's own.
+    reports_due: usize,
 }
 
 impl Model {
@@ -278,6 +320,8 @@ impl Model {
             replied: 0,
             hold: false,
             held: Vec::new(),
+            token: None,
+            reports_due: 0,
         }
     }
 
@@ -293,6 +337,10 @@ impl Model {
                 (Some(_), Some(Id::Integer(id))) => {
                     self.unanswered.push(id);
                     last = Some(id);
+                    self.token = written
+                        .params
+                        .and_then(|params| params.meta)
+                        .and_then(|meta| meta.progress_token);
                 }
                 (Some("notifications/cancelled"), None) => {
                     let id = written
@@ -360,7 +408,7 @@ impl Model {
                         !self.client.is_pending(op),
                         "{op:?} ended and is still pending"
                     );
-                    let deadline = model.sent_at.saturating_add(self.timeout);
+                    let deadline = model.deadline;
                     let result = Op::<CallToolResult>::new(op)
                         .finished(Event::Finished { op, outcome })
                         .expect("this operation's end");
@@ -406,7 +454,11 @@ impl Model {
                 Event::Failed(_) => self.failed = true,
                 Event::Notification(_) => {}
                 Event::Progress { op, .. } => {
-                    panic!("{op:?} reported progress, and no call asked for it")
+                    let model = self.ops.get(&op).expect("progress of an unknown operation");
+                    assert!(model.reporting.is_some(), "{op:?} never asked for progress");
+                    assert!(!model.ended, "progress of {op:?}, which has ended");
+                    assert!(self.reports_due > 0, "progress no server sent");
+                    self.reports_due -= 1;
                 }
                 Event::Subscribed { op, .. } => {
                     panic!("{op:?} was acknowledged, and no subscription was asked for")
@@ -428,8 +480,13 @@ impl Model {
             let Some(model) = self.ops.get(op) else {
                 continue;
             };
-            let due = self.now >= model.sent_at.saturating_add(self.timeout);
-            assert!(!due, "operation {op:?} outlived its deadline");
+            assert!(
+                self.now < model.deadline,
+                "operation {op:?} outlived its deadline"
+            );
+            if let Some(reporting) = &model.reporting {
+                assert!(model.deadline <= reporting.until, "past the hard maximum");
+            }
             assert!(
                 model.messages <= self.cap,
                 "operation {op:?} passed the cap"
@@ -440,6 +497,59 @@ impl Model {
                 "is_pending says {op:?} ended, and no event said so"
             );
         }
+    }
+
+    /// The application calls `name` under `options`; the model checks the refusal, or
+    /// follows the call.
+    fn call(&mut self, name: &str, options: CallOptions) {
+        let expected = self.expected_call(name);
+        let before = self.unanswered.len();
+        let called = self
+            .client
+            .call_tool_with(name, &RawObject::empty(), options, self.now);
+        assert_eq!(
+            called.as_ref().map(|_| ()),
+            expected.as_ref().map(|_| ()),
+            "call_tool({name}) on a client the model knows"
+        );
+        let sent = self.server_reads();
+        let Ok(op) = called else {
+            assert_eq!(
+                self.unanswered.len(),
+                before,
+                "a refused call sent a request"
+            );
+            return;
+        };
+        let id = sent.expect("a call sent its request");
+        let every = options.timeout.unwrap_or(self.timeout);
+        let mut deadline = self.now.saturating_add(every);
+        let reporting = options.progress_up_to.map(|most| {
+            let until = self.now.saturating_add(most);
+            deadline = deadline.min(until);
+            Reporting {
+                token: self
+                    .token
+                    .expect("a call asking for progress named no token"),
+                every,
+                until,
+                last: None,
+            }
+        });
+        if reporting.is_none() {
+            assert_eq!(self.token, None, "a plain call named a token");
+        }
+        self.open.push(op.id());
+        self.ops.insert(
+            op.id(),
+            Started {
+                id,
+                deadline,
+                messages: 0,
+                ended: false,
+                reporting,
+            },
+        );
     }
 
     /// What `call_tool(name)` must do now: exactly one refusal, or a request sent.
@@ -460,35 +570,54 @@ impl Model {
         match *step {
             Step::Call { tool } => {
                 let name = ["word_count", "place_purchase", "nobody"][usize::from(tool % 3)];
-                let expected = self.expected_call(name);
-                let before = self.unanswered.len();
-                let called = self.client.call_tool(name, &RawObject::empty(), self.now);
-                assert_eq!(
-                    called.as_ref().map(|_| ()),
-                    expected.as_ref().map(|_| ()),
-                    "call_tool({name}) on a client the model knows"
+                self.call(name, CallOptions::new());
+            }
+            Step::CallReporting {
+                timeout_ms,
+                most_ms,
+            } => {
+                let millis = |ms: u16| Duration::from_millis(u64::from(ms % 8192) + 1);
+                let options = CallOptions::new()
+                    .timeout(millis(timeout_ms))
+                    .progress_up_to(millis(most_ms));
+                self.call("word_count", options);
+            }
+            Step::Report { pick, progress } => {
+                let reporting: Vec<(OpId, i64)> = self
+                    .ops
+                    .iter()
+                    .filter_map(|(op, o)| o.reporting.as_ref().map(|r| (*op, r.token)))
+                    .collect();
+                let Some(&(op, token)) = reporting.get(usize::from(pick) % reporting.len().max(1))
+                else {
+                    return;
+                };
+                let progress = f64::from(progress % 4);
+                let line = format!(
+                    "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{token},\"progress\":{progress}}}}}\n"
                 );
-                let sent = self.server_reads();
-                match called {
-                    Ok(op) => {
-                        let id = sent.expect("a call sent its request");
-                        self.open.push(op.id());
-                        self.ops.insert(
-                            op.id(),
-                            Started {
-                                id,
-                                sent_at: self.now,
-                                messages: 0,
-                                ended: false,
-                            },
-                        );
-                    }
-                    Err(_) => assert_eq!(
-                        self.unanswered.len(),
-                        before,
-                        "a refused call sent a request"
-                    ),
+                let now = self.now;
+                let own = !self.failed
+                    && self.ops.get_mut(&op).is_some_and(|model| {
+                        if model.ended {
+                            return false;
+                        }
+                        if let Some(r) = &mut model.reporting {
+                            if r.last.is_none_or(|last| progress > last) {
+                                r.last = Some(progress);
+                                let next = now.saturating_add(r.every).min(r.until);
+                                model.deadline = model.deadline.max(next);
+                            }
+                        }
+                        true
+                    });
+                // A call's own report counts against no cap; one under the token of a call
+                // that has ended is any notification.
+                if own {
+                    self.reports_due += 1;
                 }
+                self.input(line.as_bytes(), usize::from(!own));
+                assert_eq!(self.reports_due, 0, "a call's report not given as its own");
             }
             Step::Answer { pick, pieces } => {
                 if self.unanswered.is_empty() {
@@ -634,15 +763,19 @@ impl Model {
 /// allowed, advertised call on a healthy connection under the in-flight limit is sent);
 /// every operation ends exactly once; a result only ever reaches the operation whose
 /// request it answered; an answer after a deadline or a cancel is never a result; no
-/// operation outlives its deadline; the notification cap holds; a refused call sends
-/// nothing. Returns whether the connection failed.
+/// operation outlives its deadline, which only progress a call asked for moves, never past
+/// its hard maximum; each such report is the call's own and counts against no cap; the
+/// notification cap holds; a refused call sends nothing. Returns whether the connection
+/// failed.
 pub fn run_session(steps: &[Step]) -> bool {
     let mut model = Model::connected();
     for step in steps {
         model.step(step);
     }
-    // In the end every operation ends: time runs out for whatever still waits.
-    model.now = model.now.saturating_add(model.timeout);
+    // In the end every operation ends: time runs out, to the last deadline, for whatever
+    // still waits.
+    let last = model.ops.values().filter(|o| !o.ended).map(|o| o.deadline);
+    model.now = last.fold(model.now, Instant::max);
     model.client.handle_timeout(model.now);
     model.settle(false);
     assert!(
