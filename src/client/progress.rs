@@ -139,7 +139,9 @@ impl Client {
             return Some(notification);
         };
         let now = self.now;
-        let Some(request) = self.asking_progress(token) else {
+        // One operation waits on one request at a time, so the token names one at most;
+        // only a call that asked for progress takes the report.
+        let Some(request) = self.of_token(token) else {
             return Some(notification);
         };
         let Some(wait) = &mut request.progress else {
@@ -160,12 +162,10 @@ impl Client {
         None
     }
 
-    /// The call in flight, or waiting for the application's answers, whose progress token is
-    /// `token`, if it asked for progress.
-    fn asking_progress(&mut self, token: i64) -> Option<&mut InFlight> {
-        let ours = |request: &&mut InFlight| {
-            request.progress.is_some() && self::token(request.op) == Some(token)
-        };
+    /// The request in flight, or the call waiting for the application's answers, of the
+    /// operation whose progress token is `token`.
+    fn of_token(&mut self, token: i64) -> Option<&mut InFlight> {
+        let ours = |request: &&mut InFlight| self::token(request.op) == Some(token);
         let in_flight = self.requests.iter_mut().map(|(_, request)| request);
         in_flight.chain(self.parked.iter_mut()).find(ours)
     }
