@@ -570,7 +570,8 @@ pub enum Misuse {
     },
     /// The server did not declare the capability the operation needs.
     CapabilityNotOffered {
-        /// The capability: `tools`, `resources`, `prompts`, or `resources.subscribe`.
+        /// The capability: `tools`, `resources`, `prompts`, `resources.subscribe` or
+        /// `logging`.
         capability: &'static str,
     },
     /// As many requests are in flight as the limit allows.

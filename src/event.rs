@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::id::RequestId;
 use crate::json::view::{JsonRef, Object};
 use crate::json::RawJson;
+use crate::logging::LogLevel;
 use crate::message::Notification;
 use crate::method::ListKind;
 use crate::results::{CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents};
@@ -204,10 +205,11 @@ pub enum ServerNotification {
         /// A message, if any.
         message: Option<String>,
     },
-    /// `notifications/message`: a log line.
+    /// `notifications/message`: a log line. One whose level is none of the eight is
+    /// malformed, and kept whole as [`Other`](Self::Other).
     Log {
-        /// Its level (`debug` ... `emergency`).
-        level: String,
+        /// Its level.
+        level: LogLevel,
         /// The logger's name, if given.
         logger: Option<String>,
         /// The logged data.
@@ -255,7 +257,7 @@ fn read_known(n: &Notification) -> Option<ServerNotification> {
         "notifications/message" => {
             let [level, logger, data] = object?.fields(["level", "logger", "data"]);
             ServerNotification::Log {
-                level: String::from(level?.as_str()?),
+                level: LogLevel::from_name(&level?.as_str()?)?,
                 logger: logger.and_then(JsonRef::as_str).map(String::from),
                 data: data?.to_raw(),
             }

@@ -167,6 +167,7 @@ mod id;
 mod json;
 mod kept;
 mod limits;
+mod logging;
 mod message;
 mod method;
 mod ops;
@@ -204,6 +205,7 @@ pub use id::RequestId;
 pub use json::{RawJson, RawObject};
 pub use kept::KeptEvents;
 pub use limits::Limits;
+pub use logging::LogLevel;
 pub use message::{
     encode_frame, parse_frame, FrameParser, Message, Notification, Outcome, Request, Response,
 };

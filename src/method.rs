@@ -86,6 +86,8 @@ pub(crate) enum Method {
     Subscribe,
     /// `resources/unsubscribe` (2025-06-18, 2025-11-25).
     Unsubscribe,
+    /// `logging/setLevel` (2025-06-18, 2025-11-25).
+    SetLevel,
 }
 
 impl Method {
@@ -101,6 +103,7 @@ impl Method {
             Method::Listen => "subscriptions/listen",
             Method::Subscribe => "resources/subscribe",
             Method::Unsubscribe => "resources/unsubscribe",
+            Method::SetLevel => "logging/setLevel",
         }
     }
 
@@ -145,6 +148,7 @@ mod tests {
             Method::Listen,
             Method::Subscribe,
             Method::Unsubscribe,
+            Method::SetLevel,
         ];
         let uncancellable: alloc::vec::Vec<&str> = all
             .iter()

@@ -7,20 +7,21 @@ use super::{CallOptions, Client, State};
 use crate::catalog::Catalog;
 use crate::client::Notice;
 use crate::error::{Error, Misuse};
-use crate::event::{Op, OpId};
+use crate::event::{Event, Op, OpId, Output};
 use crate::id::RequestId;
 use crate::json::write::ObjectWriter;
 use crate::json::RawObject;
 use crate::message::{encode_frame, Message, Outcome, Response};
-use crate::method::{CallKind, ListKind};
-use crate::ops::handshake::Handshake;
+use crate::method::{CallKind, ListKind, Method};
+use crate::ops::handshake::{request_meta, Handshake};
+use crate::ops::listen::Acknowledged;
 use crate::ops::Operation;
 use crate::results::{CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents};
 use crate::roots::roots_result;
 use crate::server::Connected;
 use crate::time::Instant;
 use crate::version::Era;
-use crate::Root;
+use crate::{LogLevel, Root};
 
 impl Client {
     /// Starts the handshake the configured [`ProtocolChoice`](crate::ProtocolChoice) calls for.
@@ -187,6 +188,58 @@ impl Client {
             }
             args.close();
         })
+    }
+
+    /// Asks the server for its log messages (`notifications/message`) at `level` and above,
+    /// which then arrive as [`ServerNotification::Log`](crate::ServerNotification::Log)
+    /// events; the operation ends when the request is made.
+    ///
+    /// - In 2025-06-18 and 2025-11-25 it sends `logging/setLevel`, and ends when the server
+    ///   says yes. Until then a server may send every level, or none; what it sends after is
+    ///   its own to keep to, and each event names its level for the application to judge.
+    /// - In 2026-07-28, which has no such request and where a server sends no log messages
+    ///   unless a request asks, every later request carries the level in its `_meta`
+    ///   (`io.modelcontextprotocol/logLevel`), and a server sends the messages of that
+    ///   request alongside it. Nothing is sent now, and the operation has ended when this
+    ///   returns. A server need not declare `logging` for it (the official Python SDK's
+    ///   servers honour it without).
+    ///
+    /// # Errors
+    /// In a handshake revision, [`Misuse::CapabilityNotOffered`] unless the server declared
+    /// `logging` (a server that did not has no `logging/setLevel` to answer), and
+    /// [`Misuse::TooManyInFlight`]; in any, [`Misuse::NotConnected`] and
+    /// [`Misuse::ConnectionFailed`].
+    pub fn set_log_level(&mut self, level: LogLevel, now: Instant) -> Result<Op<()>, Misuse> {
+        let version = self.session()?.connected.version;
+        if version.era() == Era::Stateless {
+            self.log_level = Some(level);
+            let meta = request_meta(
+                version,
+                &self.client_info,
+                self.capabilities(Era::Stateless),
+                Some(level),
+            );
+            if let State::Ready(session) = &mut self.state {
+                session.meta = Some(meta);
+            }
+            let op = self.new_op();
+            self.events.push_back(Event::Finished {
+                op,
+                outcome: Ok(Output::Acknowledged),
+            });
+            return Ok(Op::new(op));
+        }
+        if !self.ready()?.connected.capabilities.logging {
+            return Err(Misuse::CapabilityNotOffered {
+                capability: "logging",
+            });
+        }
+        self.start(
+            Operation::Acknowledged(Acknowledged),
+            Method::SetLevel,
+            now,
+            |params| params.string("level", level.as_str()),
+        )
     }
 
     /// Cancels an operation: it ends with [`Error::Cancelled`], its request (unless it is

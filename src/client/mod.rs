@@ -32,7 +32,7 @@ use crate::rpc_error::{ErrorCode, RpcError};
 use crate::server::Connected;
 use crate::time::Instant;
 use crate::version::{Era, ProtocolChoice, ProtocolVersion};
-use crate::{Allowlist, Limits, Root};
+use crate::{Allowlist, Limits, LogLevel, Root};
 use asks::Awaiting;
 
 pub use progress::CallOptions;
@@ -202,9 +202,9 @@ impl InFlight {
 /// Every operation ends with exactly one [`Event::Finished`]. Each has one deadline
 /// ([`Limits::operation_timeout`] after the command, or a call's own
 /// [`CallOptions`]) that covers all of its frames, so a server that trickles bytes cannot
-/// stretch it; only the progress a call asked for moves it, up to the call's hard maximum. On expiry the operation fails with
-/// [`Error::Timeout`], and for any request but `initialize` a `notifications/cancelled` is
-/// queued. A peer that breaks the protocol (malformed or oversized frames, answers to ids
+/// stretch it; only the progress a call asked for moves it, up to the call's hard maximum.
+/// On expiry the operation fails with [`Error::Timeout`], and for any request but
+/// `initialize` a `notifications/cancelled` is queued. A peer that breaks the protocol (malformed or oversized frames, answers to ids
 /// never sent or already answered) fails the whole connection: see [`Event::Failed`].
 #[derive(Debug)]
 pub struct Client {
@@ -237,6 +237,9 @@ pub struct Client {
     next_ticket: u64,
     /// The latest time a `handle_*` call was given.
     now: Instant,
+    /// The level of the server's log messages asked for in a 2026-07-28 session
+    /// ([`set_log_level`](Self::set_log_level)), written into every request's `_meta`.
+    log_level: Option<LogLevel>,
 }
 
 impl Client {
@@ -264,6 +267,7 @@ impl Client {
             parked: Vec::new(),
             next_ticket: 0,
             now: Instant::ZERO,
+            log_level: None,
             config,
         }
     }
@@ -577,6 +581,7 @@ impl Client {
                 connected.version,
                 &self.client_info,
                 self.capabilities(Era::Stateless),
+                self.log_level,
             )),
             Era::Stateful => {
                 self.queue_notification(Notice::Initialized, None);

@@ -19,13 +19,18 @@ use crate::time::Instant;
 use crate::version::Era;
 
 impl Client {
+    /// The session, once the handshake has finished and while the connection holds.
+    pub(super) fn session(&self) -> Result<&Session, Misuse> {
+        match &self.state {
+            State::Ready(session) => Ok(session),
+            State::Failed => Err(Misuse::ConnectionFailed),
+            State::Idle | State::Connecting => Err(Misuse::NotConnected),
+        }
+    }
+
     /// The session, if commands may start: connected, not failed, with room in the table.
     pub(super) fn ready(&self) -> Result<&Session, Misuse> {
-        let session = match &self.state {
-            State::Ready(session) => session,
-            State::Failed => return Err(Misuse::ConnectionFailed),
-            State::Idle | State::Connecting => return Err(Misuse::NotConnected),
-        };
+        let session = self.session()?;
         let limit = self.config.limits.requests_in_flight;
         if self.requests.len() >= limit {
             return Err(Misuse::TooManyInFlight { limit });

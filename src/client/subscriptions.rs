@@ -12,7 +12,7 @@ use crate::json::write::ObjectWriter;
 use crate::json::RawObject;
 use crate::message::Notification;
 use crate::method::{ListKind, Method};
-use crate::ops::listen::{Listen, ResourceUpdates};
+use crate::ops::listen::{Acknowledged, Listen};
 use crate::ops::Operation;
 use crate::subscription::{integer_id, subscription_of, Subscription};
 use crate::time::Instant;
@@ -133,7 +133,7 @@ impl Client {
             });
         }
         self.start(
-            Operation::ResourceUpdates(ResourceUpdates),
+            Operation::Acknowledged(Acknowledged),
             method,
             now,
             |params| params.string("uri", uri),

@@ -9,6 +9,7 @@ use crate::error::{Error, Incompatible, ProtocolViolation};
 use crate::event::Output;
 use crate::json::view::{JsonRef, Object};
 use crate::json::write::write_string;
+use crate::logging::LogLevel;
 use crate::rpc_error::{ErrorCode, RpcError};
 use crate::server::{CacheHint, Connected, Implementation, ServerCapabilities};
 use crate::time::Instant;
@@ -228,19 +229,26 @@ pub(crate) fn client_info(name: &str, version: &str) -> String {
 }
 
 /// The `_meta` object every 2026-07-28 request carries, declaring `capabilities` (a compact
-/// object).
+/// object), and asking for the server's log messages at `log_level` and above where it is
+/// given (without it, a server sends none).
 pub(crate) fn request_meta(
     version: ProtocolVersion,
     client_info: &str,
     capabilities: &str,
+    log_level: Option<LogLevel>,
 ) -> String {
-    let mut meta = String::with_capacity(160 + client_info.len() + capabilities.len());
+    let mut meta = String::with_capacity(200 + client_info.len() + capabilities.len());
     meta.push_str("{\"io.modelcontextprotocol/protocolVersion\":\"");
     meta.push_str(version.as_str());
     meta.push_str("\",\"io.modelcontextprotocol/clientCapabilities\":");
     meta.push_str(capabilities);
     meta.push_str(",\"io.modelcontextprotocol/clientInfo\":");
     meta.push_str(client_info);
+    if let Some(level) = log_level {
+        meta.push_str(",\"io.modelcontextprotocol/logLevel\":\"");
+        meta.push_str(level.as_str());
+        meta.push('"');
+    }
     meta.push('}');
     meta
 }
@@ -492,11 +500,16 @@ mod tests {
     }
 
     #[test]
-    fn meta_carries_the_three_keys() {
-        let meta = request_meta(V2026_07_28, &client_info("c\"x", "1"), "{}");
+    fn meta_carries_the_three_keys_and_a_log_level_asked_for() {
+        let meta = request_meta(V2026_07_28, &client_info("c\"x", "1"), "{}", None);
         assert_eq!(
             meta,
             r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c\"x","version":"1"}}"#
+        );
+        let meta = request_meta(V2026_07_28, "{}", "{}", Some(LogLevel::Notice));
+        assert_eq!(
+            meta,
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{},"io.modelcontextprotocol/logLevel":"notice"}"#
         );
     }
 }

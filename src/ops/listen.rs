@@ -1,7 +1,7 @@
 //! Subscriptions: a `subscriptions/listen` request (2026-07-28), acknowledged first, then
 //! standing with no deadline until the server ends it or the application cancels it; and
 //! `resources/subscribe` and `resources/unsubscribe` (the handshake revisions), each answered
-//! at once with an empty result.
+//! at once with an empty result, as `logging/setLevel` is.
 
 use crate::event::{Output, SubscriptionEnded};
 use crate::json::view::Object;
@@ -34,11 +34,12 @@ impl Machine for Listen {
     }
 }
 
-/// `resources/subscribe` or `resources/unsubscribe`: any result is the server's yes.
+/// A request whose any result is the server's yes: `resources/subscribe`,
+/// `resources/unsubscribe`, `logging/setLevel`.
 #[derive(Debug)]
-pub(crate) struct ResourceUpdates;
+pub(crate) struct Acknowledged;
 
-impl Machine for ResourceUpdates {
+impl Machine for Acknowledged {
     fn on_result(&mut self, _result: &Object<'_>, _ctx: &Context<'_>) -> Step {
         Step::Done(Output::Acknowledged)
     }

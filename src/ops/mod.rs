@@ -85,9 +85,12 @@ impl Next {
     /// the client's `capabilities`).
     pub(crate) fn meta(&self, client_info: &str, capabilities: &str) -> Option<String> {
         match self {
-            Next::Discover(version) => {
-                Some(handshake::request_meta(*version, client_info, capabilities))
-            }
+            Next::Discover(version) => Some(handshake::request_meta(
+                *version,
+                client_info,
+                capabilities,
+                None,
+            )),
             Next::Page { .. } | Next::Initialize(_) | Next::Again { .. } => None,
         }
     }
@@ -138,7 +141,7 @@ pub(crate) enum Operation {
     Listing(Box<listing::Listing>),
     Call(call::Call),
     Listen(Box<listen::Listen>),
-    ResourceUpdates(listen::ResourceUpdates),
+    Acknowledged(listen::Acknowledged),
 }
 
 impl Operation {
@@ -148,7 +151,7 @@ impl Operation {
             Operation::Listing(machine) => &mut **machine,
             Operation::Call(machine) => machine,
             Operation::Listen(machine) => &mut **machine,
-            Operation::ResourceUpdates(machine) => machine,
+            Operation::Acknowledged(machine) => machine,
         }
     }
 
@@ -166,7 +169,7 @@ impl Operation {
             Operation::Listing(_)
             | Operation::Call(_)
             | Operation::Listen(_)
-            | Operation::ResourceUpdates(_) => None,
+            | Operation::Acknowledged(_) => None,
         }
     }
 
@@ -178,7 +181,7 @@ impl Operation {
             Operation::Listing(_)
             | Operation::Call(_)
             | Operation::Listen(_)
-            | Operation::ResourceUpdates(_) => None,
+            | Operation::Acknowledged(_) => None,
         }
     }
 }

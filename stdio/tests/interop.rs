@@ -48,8 +48,8 @@ use std::sync::{Arc, Mutex};
 
 use mcp_sansio::{
     Allowlist, AskKind, Asks, CallOptions, Config, ElicitationMode, Error, Event, Incompatible,
-    Limits, ListKind, Listening, Misuse, Op, ProtocolChoice, ProtocolVersion, RawObject, Reply,
-    Root, ServerNotification, ServerRequest, Subscription, SubscriptionEnded,
+    Limits, ListKind, Listening, LogLevel, Misuse, Op, ProtocolChoice, ProtocolVersion, RawObject,
+    Reply, Root, ServerNotification, ServerRequest, Subscription, SubscriptionEnded,
 };
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use mcp_sansio_stdio::{ServerCommand, StdioClient, StdioError};
@@ -58,7 +58,7 @@ use mcp_sansio_stdio::{ServerCommand, StdioClient, StdioError};
 const DEADLINE: Duration = Duration::from_secs(20);
 
 /// One of the real servers.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Peer {
     /// `mcp` 2.x with the word_count script.
     Python2,
@@ -397,20 +397,7 @@ fn the_python_sdks_log_each_step_of_a_call_and_the_call_still_finishes() {
         (Peer::Chatty2, ProtocolChoice::Stateful),
     ] {
         let (mut server, _) = called(peer, &peer.command(), config(peer, protocol));
-        let logged: Vec<String> = server
-            .take_events()
-            .into_iter()
-            .filter_map(|event| match event {
-                Event::Notification(ServerNotification::Log { level, data, .. }) => {
-                    Some(format!("{level} {}", data.as_str()))
-                }
-                _ => None,
-            })
-            .collect();
-        let expected: Vec<String> = (1..=100)
-            .map(|line| format!(r#"info "step {line} of 100""#))
-            .collect();
-        assert_eq!(logged, expected, "{peer:?}");
+        assert_eq!(logged(server.take_events()), steps_logged(100), "{peer:?}");
         closed(peer, server);
     }
     let (tool, args, expected) = Peer::Chatty1.call();
@@ -428,6 +415,113 @@ fn the_python_sdks_log_each_step_of_a_call_and_the_call_still_finishes() {
         err.contains("more than 16 messages arrived before an answer"),
         "{err}"
     );
+}
+
+/// The log messages among `events`, as `level data`.
+fn logged(events: Vec<Event>) -> Vec<String> {
+    events
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::Notification(ServerNotification::Log { level, data, .. }) => {
+                Some(format!("{level} {}", data.as_str()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the `chatty` tool logs of a call of `lines` lines.
+fn steps_logged(lines: usize) -> Vec<String> {
+    (1..=lines)
+        .map(|line| format!(r#"info "step {line} of {lines}""#))
+        .collect()
+}
+
+/// A level asked for (`Client::set_log_level`) reaches each kind of server as that server
+/// can take it. The official Python SDK 2.x in 2026-07-28 sends a request's log messages
+/// only where the request names a level in its `_meta`, and only that level and above, and
+/// it declares no `logging`; in the handshake revisions neither Python SDK declares
+/// `logging` (each logs every level unasked, above), so neither is asked, and nothing is
+/// sent; the TypeScript reference server declares it and says yes to `logging/setLevel`.
+/// Through mcp-call too, whose `--log-level` prints what comes at that level and above.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn a_level_asked_for_reaches_each_server_as_it_can_take_one() {
+    let ask = |server: &mut StdioClient, level: LogLevel| {
+        let now = server.now();
+        server
+            .client()
+            .set_log_level(level, now)
+            .map(|op| server.run(op))
+    };
+    let lines = RawObject::parse(r#"{"lines":3}"#, &Limits::default()).unwrap();
+    let peer = Peer::Chatty2;
+    let (mut server, connected) = called(peer, &peer.command(), config(peer, ProtocolChoice::Auto));
+    assert_eq!(connected.version, ProtocolVersion::V2026_07_28);
+    assert!(!connected.capabilities.logging, "{connected:?}");
+    // The call `called` made asked for no level: the server logged none of its 100 lines.
+    assert_eq!(logged(server.take_events()), Vec::<String>::new());
+    for (level, expected) in [
+        (LogLevel::Info, steps_logged(3)),
+        (LogLevel::Warning, Vec::new()),
+        (LogLevel::Debug, steps_logged(3)),
+    ] {
+        ask(&mut server, level).unwrap().unwrap();
+        let result = server.call_tool("chatty", &lines).unwrap();
+        assert_eq!(result.text(), "logged 3 lines");
+        assert_eq!(logged(server.take_events()), expected, "{level}");
+    }
+    closed(peer, server);
+
+    for (peer, protocol) in [
+        (Peer::Chatty1, ProtocolChoice::Auto),
+        (Peer::Chatty2, ProtocolChoice::Stateful),
+    ] {
+        let (mut server, _) = called(peer, &peer.command(), config(peer, protocol));
+        assert_eq!(
+            ask(&mut server, LogLevel::Warning).map(|_| ()),
+            Err(Misuse::CapabilityNotOffered {
+                capability: "logging"
+            }),
+            "{peer:?} {protocol:?}"
+        );
+        closed(peer, server);
+    }
+
+    let peer = Peer::Everything;
+    let (mut server, connected) = called(peer, &peer.command(), config(peer, ProtocolChoice::Auto));
+    assert!(connected.capabilities.logging, "{connected:?}");
+    ask(&mut server, LogLevel::Error).unwrap().unwrap();
+    closed(peer, server);
+
+    // mcp-call: in 2026-07-28 the level reaches the server; in a handshake revision the
+    // server is not asked, and what it logs unasked is printed at the level and above.
+    let (tool, args, expected) = Peer::Chatty2.call();
+    let call = ["--call", tool, "--allow", tool, "--args", args];
+    let step = |line: usize| format!("mcp-call: server log info: step {line} of 100");
+    for (peer, level, printed) in [
+        (
+            Peer::Chatty2,
+            "info",
+            (1..=100).map(step).collect::<Vec<_>>(),
+        ),
+        (Peer::Chatty2, "error", Vec::new()),
+        (Peer::Chatty1, "info", (1..=100).map(step).collect()),
+        (Peer::Chatty1, "warning", Vec::new()),
+    ] {
+        let (code, out, err) = mcp_call(peer, &[&call[..], &["--log-level", level]].concat());
+        assert_eq!(
+            (code, out.as_str()),
+            (Some(0), &*format!("{expected}\n")),
+            "{err}"
+        );
+        let mut lines: Vec<&str> = err.lines().collect();
+        if peer == Peer::Chatty1 {
+            let note = lines.remove(0);
+            assert!(note.contains("declared no logging"), "{err}");
+        }
+        assert_eq!(lines, printed, "{peer:?} {level}");
+    }
 }
 
 /// Asked for progress, the official Python SDK's servers report each step of a call

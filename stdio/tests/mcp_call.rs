@@ -245,6 +245,50 @@ fn an_allowed_call_prints_its_text_and_reaches_the_server_once() {
 }
 
 #[test]
+fn log_level_asks_for_the_servers_log_messages_and_prints_them_on_stderr_in_each_revision() {
+    const DEBUG: &str =
+        r#"mcp-call: server log debug lucy: {"arguments":{"text":"a b c"},"tool":"word_count"}"#;
+    const INFO: &str = "mcp-call: server log info lucy: word_count answered";
+    for mode in ["legacy", "modern"] {
+        let server = Server::new(&format!("log-level-{mode}"));
+        for (level, expected) in [
+            ("debug", vec![DEBUG, INFO]),
+            ("info", vec![INFO]),
+            ("notice", vec![]),
+        ] {
+            let run = server.run(
+                &word_count(&["--args", r#"{"text":"a b c"}"#, "--log-level", level]),
+                mode,
+            );
+            assert_eq!((run.code, run.stdout.as_str()), (Some(0), "3\n"), "{run:?}");
+            assert_eq!(
+                run.stderr.lines().collect::<Vec<_>>(),
+                expected,
+                "{mode} {level}"
+            );
+        }
+        // A call that fails still shows what the server logged of it, before the failure.
+        let run = server.run(&word_count(&["--log-level", "info"]), mode);
+        assert_eq!(run.code, Some(1), "{run:?}");
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 2, "{run:?}");
+        assert_eq!(lines[0], INFO, "{mode}");
+        assert!(lines[1].contains("reported an error"), "{run:?}");
+        let levels_set = server
+            .calls()
+            .iter()
+            .filter(|entry| entry.contains("set_level"))
+            .count();
+        assert_eq!(levels_set, if mode == "legacy" { 4 } else { 0 }, "{mode}");
+    }
+    let refused = mcp_call(&["--log-level", "verbose", "--list", "--", "true"]);
+    refused.failed(
+        2,
+        "expected one of debug, info, notice, warning, error, critical, alert, emergency",
+    );
+}
+
+#[test]
 fn call_json_prints_the_whole_result() {
     let server = Server::new("call-json");
     let run = server.run(

@@ -56,7 +56,22 @@ struct Serve {
     opened: Option<Opened>,
     /// How many subscriptions have been made, which numbers each one.
     subscribed: u64,
+    /// The least severe of [`LEVELS`] the client asked for with `logging/setLevel` (its
+    /// index), in the handshake revisions; until it asks, no log messages are sent.
+    log_level: Option<usize>,
 }
+
+/// The levels of log messages, least severe first.
+const LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
 
 /// Over HTTP, a subscription's stream as it opens: which subscription it is, and where what
 /// it is told arrives, each message bare (the reply frames them).
@@ -196,6 +211,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         listening: None,
         opened: None,
         subscribed: 0,
+        log_level: None,
     };
     if let Some(addr) = option(args, "--http") {
         server.out = Out::Reply(Vec::new());
@@ -345,6 +361,7 @@ impl Serve {
             "ping" => self.answer(id, json!({})),
             "tools/list" => self.list(id, params),
             "tools/call" => self.call(id, params),
+            "logging/setLevel" if requested != Some(STATELESS) => self.set_level(id, params),
             "subscriptions/listen" if requested == Some(STATELESS) => {
                 self.listen(id, params);
             }
@@ -496,7 +513,7 @@ impl Serve {
                 "resultType": "complete",
                 "supportedVersions": supported,
                 // Its changes are told on subscriptions (`subscriptions/listen`).
-                "capabilities": {"tools": {"listChanged": true}},
+                "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                 "ttlMs": 60000,
                 "cacheScope": "public",
                 "_meta": {"io.modelcontextprotocol/serverInfo": {"name": self.mode.server_name(), "version": "1"}}
@@ -518,7 +535,7 @@ impl Serve {
             id,
             json!({
                 "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": false}},
+                "capabilities": {"tools": {"listChanged": false}, "logging": {}},
                 "serverInfo": {"name": self.mode.server_name(), "version": "1"}
             }),
         );
@@ -566,16 +583,58 @@ impl Serve {
         self.answer(id, result);
     }
 
+    /// `logging/setLevel` (the handshake revisions): from now on, log messages at `level`
+    /// and above; logged as `{"set_level": LEVEL}`.
+    fn set_level(&mut self, id: &Value, params: &Value) {
+        let level = &params["level"];
+        self.log_entry(&json!({"set_level": level}));
+        match LEVELS.iter().position(|l| level == *l) {
+            Some(rank) => {
+                self.log_level = Some(rank);
+                self.answer(id, json!({}));
+            }
+            None => self.error(id, -32602, "Invalid log level", None),
+        }
+    }
+
     fn call(&mut self, id: &Value, params: &Value) {
         self.calls += 1;
         self.log_entry(
             &json!({"id": id, "name": params["name"], "arguments": params["arguments"]}),
         );
+        let stateless = params["_meta"]["io.modelcontextprotocol/protocolVersion"] == STATELESS;
+        // The log messages asked for: in 2026-07-28 by the request itself, which a server
+        // without it sends none; before, by `logging/setLevel`.
+        let least = if stateless {
+            match &params["_meta"]["io.modelcontextprotocol/logLevel"] {
+                Value::Null => None,
+                asked => match LEVELS.iter().position(|l| asked == *l) {
+                    Some(rank) => Some(rank),
+                    None => return self.error(id, -32602, "Invalid log level", None),
+                },
+            }
+        } else {
+            self.log_level
+        };
         let result = match tool_result(params) {
             Ok(result) => result,
             Err(refusal) => return self.error(id, -32602, refusal, None),
         };
-        let stateless = params["_meta"]["io.modelcontextprotocol/protocolVersion"] == STATELESS;
+        // What the call did, at two levels, before its answer.
+        let done = format!("{} answered", params["name"].as_str().unwrap_or("?"));
+        let told = [
+            (
+                0,
+                json!({"tool": params["name"], "arguments": params["arguments"]}),
+            ),
+            (1, json!(done)),
+        ];
+        for (rank, data) in told {
+            if least.is_some_and(|least| rank >= least) {
+                self.send(&json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": LEVELS[rank], "logger": "lucy", "data": data}}));
+            }
+        }
         if stateless {
             self.tell_subscribers();
         } else if self.mode == Mode::ListChanged && self.calls == 1 {

@@ -29,8 +29,8 @@ use std::time::Duration;
 use clap::{ArgGroup, Parser};
 use mcp_sansio::{
     Allowlist, Asks, CallOptions, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock,
-    Error, Implementation, Incompatible, Limits, ProtocolChoice, ProtocolVersion, RawObject, Reply,
-    Root, ServerRequest,
+    Error, Event, Implementation, Incompatible, Limits, LogLevel, Misuse, Op, ProtocolChoice,
+    ProtocolVersion, RawObject, Reply, Root, ServerNotification, ServerRequest,
 };
 use mcp_sansio_host::{accept_elicited, Palette, PaletteConfig, Provider};
 use mcp_sansio_http::{HttpClient, HttpClientError};
@@ -103,6 +103,14 @@ struct Cli {
     /// the client's waits for its answer; one more fails that request [default: 4096].
     #[arg(long, value_name = "N")]
     max_notifications: Option<usize>,
+
+    /// Ask the server for its log messages at LEVEL and above, and print each on stderr as
+    /// `mcp-call: server log LEVEL [LOGGER]: DATA`, after the listing or the call, whether
+    /// it succeeded or not. A server of the handshake revisions that declared no logging is
+    /// not asked; what it sends anyway is printed, at LEVEL and above.
+    #[arg(long, value_name = "debug|info|notice|warning|error|critical|alert|emergency",
+          value_parser = parse_log_level)]
+    log_level: Option<LogLevel>,
 
     /// Which protocol revisions to speak: auto, legacy, modern, or one revision by its date.
     #[arg(long, value_name = "auto|legacy|modern|YYYY-MM-DD", default_value = "auto",
@@ -263,6 +271,13 @@ fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
             .map(ProtocolChoice::Pinned)
             .ok_or_else(|| format!("expected auto, legacy, modern or {}", known_versions())),
     }
+}
+
+fn parse_log_level(name: &str) -> Result<LogLevel, String> {
+    LogLevel::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = LogLevel::ALL.iter().map(|l| l.as_str()).collect();
+        format!("expected one of {}", names.join(", "))
+    })
 }
 
 fn parse_version(date: &str) -> Result<ProtocolVersion, String> {
@@ -594,6 +609,45 @@ impl Remote<'_> {
         }
     }
 
+    /// Asks for log messages at `level` and above; `false` where the server declared no
+    /// logging, and so was not asked.
+    fn set_log_level(&mut self, level: LogLevel) -> Result<bool, Failure> {
+        const DOING: &str = "asking for the server's log messages";
+        let asked = |started: Result<Op<()>, Misuse>| match started {
+            Ok(op) => Ok(Some(op)),
+            Err(Misuse::CapabilityNotOffered { .. }) => Ok(None),
+            Err(misuse) => Err(Failure::new(Failure::REFUSED, format!("{DOING}: {misuse}"))),
+        };
+        let op = match self {
+            Remote::Stdio(server, _) => {
+                let now = server.now();
+                asked(server.client().set_log_level(level, now))?
+            }
+            Remote::Http(server) => {
+                let now = server.now();
+                asked(server.client().set_log_level(level, now))?
+            }
+        };
+        let Some(op) = op else {
+            return Ok(false);
+        };
+        match self {
+            Remote::Stdio(server, stderr) => {
+                server.run(op).map_err(|e| Failure::of(DOING, &e, stderr))?;
+            }
+            Remote::Http(server) => server.run(op).map_err(|e| Failure::of_http(DOING, &e))?,
+        }
+        Ok(true)
+    }
+
+    /// Every event reported so far.
+    fn take_events(&mut self) -> Vec<Event> {
+        match self {
+            Remote::Stdio(server, _) => server.take_events(),
+            Remote::Http(server) => server.take_events(),
+        }
+    }
+
     fn call_tool(
         &mut self,
         name: &str,
@@ -612,14 +666,41 @@ impl Remote<'_> {
     }
 }
 
-/// The protocol part: connect, list, and call if asked.
+/// The protocol part: connect, list, and call if asked; then the server's log messages, if
+/// asked for, however that went.
 fn session(
     server: &mut Remote<'_>,
     cli: &Cli,
     limits: &Limits,
     call: Option<&(&str, RawObject)>,
 ) -> Result<(), Failure> {
+    let done = steps(server, cli, limits, call);
+    if let Some(level) = cli.log_level {
+        for event in server.take_events() {
+            if let Some(line) = log_line(&event, level) {
+                eprintln!("{line}");
+            }
+        }
+    }
+    done
+}
+
+/// What [`session`] does before it prints the server's log messages.
+fn steps(
+    server: &mut Remote<'_>,
+    cli: &Cli,
+    limits: &Limits,
+    call: Option<&(&str, RawObject)>,
+) -> Result<(), Failure> {
     let server_info = server.connect()?;
+    if let Some(level) = cli.log_level {
+        if !server.set_log_level(level)? {
+            eprintln!(
+                "mcp-call: the server declared no logging, so it was not asked for its log \
+                 messages; those it sends anyway at {level} and above are printed"
+            );
+        }
+    }
     let catalog = server.list_tools()?;
     if cli.list {
         print(&render_catalog(&catalog, server_info.as_ref(), cli.json));
@@ -698,6 +779,35 @@ fn render_catalog(catalog: &Catalog, server_info: Option<&Implementation>, json:
         }
     }
     out
+}
+
+/// A log message at `least` or above, as a line for stderr: `mcp-call: server log LEVEL
+/// [LOGGER]: DATA`, a text as its characters and any other value as JSON, control
+/// characters escaped.
+fn log_line(event: &Event, least: LogLevel) -> Option<String> {
+    let Event::Notification(ServerNotification::Log {
+        level,
+        logger,
+        data,
+    }) = event
+    else {
+        return None;
+    };
+    if *level < least {
+        return None;
+    }
+    let data = match serde_json::from_str::<serde_json::Value>(data.as_str()) {
+        Ok(serde_json::Value::String(text)) => text,
+        _ => data.as_str().to_owned(),
+    };
+    let logger = logger
+        .as_deref()
+        .map(|logger| format!(" {}", escape_controls(logger, false)))
+        .unwrap_or_default();
+    Some(format!(
+        "mcp-call: server log {level}{logger}: {}",
+        escape_controls(&data, false)
+    ))
 }
 
 fn render_result(result: &CallToolResult, json: bool) -> String {

@@ -1,0 +1,169 @@
+//! Log messages asked for at a level (`Client::set_log_level`), from the teaching server in
+//! its own process: over stdio and over HTTP, in a handshake revision (`logging/setLevel`,
+//! which the server's log shows arrived) and in 2026-07-28 (the level in each request's
+//! `_meta`). The server tells each call at two levels, `debug` and `info`, only when asked.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use mcp_sansio::{Era, Event, LogLevel, ProtocolChoice, ProtocolVersion, ServerNotification};
+use mcp_sansio_http::HttpClient;
+use mcp_sansio_stdio::StdioClient;
+use serde_json::Value;
+
+mod common;
+use common::{config, words, Served, Server};
+
+/// What a transport gives these tests.
+trait Transport {
+    fn call(&mut self) -> String;
+    fn events(&mut self) -> Vec<Event>;
+    /// Asks for `level`, through the transport's own run loop.
+    fn ask(&mut self, level: LogLevel);
+}
+
+/// The two blocking transports share these methods by name, not by a trait of their own.
+macro_rules! transport {
+    ($client:ty) => {
+        impl Transport for $client {
+            fn call(&mut self) -> String {
+                let result = self.call_tool("word_count", &words()).unwrap();
+                result.text().to_string()
+            }
+            fn events(&mut self) -> Vec<Event> {
+                self.take_events()
+            }
+            fn ask(&mut self, level: LogLevel) {
+                let now = self.now();
+                let op = self.client().set_log_level(level, now).unwrap();
+                self.run(op).unwrap();
+            }
+        }
+    };
+}
+
+transport!(StdioClient);
+transport!(HttpClient);
+
+/// The log messages among `events`, as `level data`.
+fn logged(events: Vec<Event>) -> Vec<String> {
+    events
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::Notification(ServerNotification::Log {
+                level,
+                logger,
+                data,
+            }) => {
+                assert_eq!(logger.as_deref(), Some("lucy"));
+                Some(format!("{level} {data}"))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+const DEBUG: &str =
+    r#"debug {"arguments":{"text":"vanilla stock needs review"},"tool":"word_count"}"#;
+const INFO: &str = r#"info "word_count answered""#;
+
+/// Nothing unasked; then each level asked for gets that level and above, call by call.
+fn each_level_gets_its_own(transport: &mut impl Transport, version: ProtocolVersion) {
+    assert_eq!(transport.call(), "4");
+    assert_eq!(
+        logged(transport.events()),
+        Vec::<String>::new(),
+        "{version:?}"
+    );
+    for (level, expected) in [
+        (LogLevel::Info, &[INFO][..]),
+        (LogLevel::Debug, &[DEBUG, INFO][..]),
+        (LogLevel::Warning, &[][..]),
+    ] {
+        transport.ask(level);
+        assert_eq!(transport.call(), "4");
+        assert_eq!(logged(transport.events()), expected, "{version:?} {level}");
+    }
+}
+
+/// The levels `logging/setLevel` brought to the server, in order.
+fn levels_set(calls: &[Value]) -> Vec<&str> {
+    calls
+        .iter()
+        .filter_map(|entry| entry.get("set_level")?.as_str())
+        .collect()
+}
+
+#[test]
+fn over_stdio_each_revision_gets_the_levels_asked_for_and_nothing_unasked() {
+    for (mode, era, expected) in [
+        ("legacy", Era::Stateful, &["info", "debug", "warning"][..]),
+        ("modern", Era::Stateless, &[][..]),
+    ] {
+        let server = Server::new(&format!("logging-{mode}"));
+        let mut client =
+            StdioClient::spawn(&server.command(mode), config(&["word_count"])).unwrap();
+        let version = client.connect().unwrap().version;
+        assert_eq!(version.era(), era);
+        client.list_tools().unwrap();
+        each_level_gets_its_own(&mut client, version);
+        assert_eq!(levels_set(&server.calls()), expected, "{mode}");
+        client.close(common::DEADLINE).unwrap();
+    }
+}
+
+#[test]
+fn over_http_each_revision_gets_the_levels_asked_for_and_nothing_unasked() {
+    for (protocol, era, expected) in [
+        (
+            ProtocolChoice::Stateful,
+            Era::Stateful,
+            &["info", "debug", "warning"][..],
+        ),
+        (ProtocolChoice::Stateless, Era::Stateless, &[][..]),
+    ] {
+        let served = Served::start(&format!("logging-{protocol:?}"), &[]);
+        let mut config = config(&["word_count"]);
+        config.protocol = protocol;
+        let mut client = HttpClient::new(&served.url, config).unwrap();
+        let version = client.connect().unwrap().version;
+        assert_eq!(version.era(), era);
+        client.list_tools().unwrap();
+        each_level_gets_its_own(&mut client, version);
+        assert_eq!(levels_set(&served.calls()), expected, "{protocol:?}");
+        client.close();
+    }
+}
+
+/// The async driver runs the command as any other: in 2026-07-28 it ends at once, and the
+/// next call's log messages reach the application's events before the call's answer.
+#[tokio::test]
+async fn through_the_async_driver_in_each_revision() {
+    for (mode, level, expected) in [
+        ("legacy", LogLevel::Info, &[INFO][..]),
+        ("modern", LogLevel::Debug, &[DEBUG, INFO][..]),
+    ] {
+        let server = Server::new(&format!("logging-async-{mode}"));
+        let (handle, mut events) =
+            mcp_sansio_tokio::connect_stdio(&server.command(mode), config(&["word_count"]))
+                .await
+                .unwrap();
+        handle.list_tools().await.unwrap();
+        handle
+            .run(move |client, now| client.set_log_level(level, now))
+            .await
+            .unwrap();
+        let result = handle.call_tool("word_count", &words()).await.unwrap();
+        assert_eq!(result.text(), "4");
+        let mut told = Vec::new();
+        while let Ok(event) = events.try_recv() {
+            told.push(event);
+        }
+        assert_eq!(logged(told), expected, "{mode}");
+        handle.close().await.unwrap();
+    }
+}
