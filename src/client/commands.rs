@@ -13,7 +13,7 @@ use crate::json::write::ObjectWriter;
 use crate::json::RawObject;
 use crate::message::{encode_frame, Message, Outcome, Response};
 use crate::method::{CallKind, ListKind, Method};
-use crate::ops::handshake::{request_meta, Handshake};
+use crate::ops::handshake::Handshake;
 use crate::ops::listen::Acknowledged;
 use crate::ops::Operation;
 use crate::results::{CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents};
@@ -213,12 +213,7 @@ impl Client {
         let version = self.session()?.connected.version;
         if version.era() == Era::Stateless {
             self.log_level = Some(level);
-            let meta = request_meta(
-                version,
-                &self.client_info,
-                self.capabilities(Era::Stateless),
-                Some(level),
-            );
+            let meta = self.stateless_meta(version);
             if let State::Ready(session) = &mut self.state {
                 session.meta = Some(meta);
             }

@@ -204,8 +204,9 @@ impl InFlight {
 /// [`CallOptions`]) that covers all of its frames, so a server that trickles bytes cannot
 /// stretch it; only the progress a call asked for moves it, up to the call's hard maximum.
 /// On expiry the operation fails with [`Error::Timeout`], and for any request but
-/// `initialize` a `notifications/cancelled` is queued. A peer that breaks the protocol (malformed or oversized frames, answers to ids
-/// never sent or already answered) fails the whole connection: see [`Event::Failed`].
+/// `initialize` a `notifications/cancelled` is queued. A peer that breaks the protocol
+/// (malformed or oversized frames, answers to ids never sent or already answered) fails the
+/// whole connection: see [`Event::Failed`].
 #[derive(Debug)]
 pub struct Client {
     config: Config,
@@ -577,12 +578,7 @@ impl Client {
     /// The handshake finished: the session starts.
     fn establish(&mut self, connected: &Connected) {
         let meta = match connected.version.era() {
-            Era::Stateless => Some(request_meta(
-                connected.version,
-                &self.client_info,
-                self.capabilities(Era::Stateless),
-                self.log_level,
-            )),
+            Era::Stateless => Some(self.stateless_meta(connected.version)),
             Era::Stateful => {
                 self.queue_notification(Notice::Initialized, None);
                 None
@@ -592,6 +588,17 @@ impl Client {
             connected: connected.clone(),
             meta,
         });
+    }
+
+    /// The `_meta` of every request of a 2026-07-28 session at `version`: the client's
+    /// capabilities and self-description, and the log level asked for, if one was.
+    fn stateless_meta(&self, version: ProtocolVersion) -> String {
+        request_meta(
+            version,
+            &self.client_info,
+            self.capabilities(Era::Stateless),
+            self.log_level,
+        )
     }
 
     /// What the operations may read of the settings.

@@ -603,8 +603,8 @@ impl Serve {
             &json!({"id": id, "name": params["name"], "arguments": params["arguments"]}),
         );
         let stateless = params["_meta"]["io.modelcontextprotocol/protocolVersion"] == STATELESS;
-        // The log messages asked for: in 2026-07-28 by the request itself, which a server
-        // without it sends none; before, by `logging/setLevel`.
+        // The log messages asked for: in 2026-07-28 by the request itself (without a level,
+        // none); before, by `logging/setLevel`.
         let least = if stateless {
             match &params["_meta"]["io.modelcontextprotocol/logLevel"] {
                 Value::Null => None,

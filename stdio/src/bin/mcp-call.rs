@@ -29,7 +29,7 @@ use std::time::Duration;
 use clap::{ArgGroup, Parser};
 use mcp_sansio::{
     Allowlist, Asks, CallOptions, CallToolResult, Catalog, CatalogPolicy, Config, ContentBlock,
-    Error, Event, Implementation, Incompatible, Limits, LogLevel, Misuse, Op, ProtocolChoice,
+    Error, Event, Implementation, Incompatible, Limits, LogLevel, Misuse, ProtocolChoice,
     ProtocolVersion, RawObject, Reply, Root, ServerNotification, ServerRequest,
 };
 use mcp_sansio_host::{accept_elicited, Palette, PaletteConfig, Provider};
@@ -613,23 +613,16 @@ impl Remote<'_> {
     /// logging, and so was not asked.
     fn set_log_level(&mut self, level: LogLevel) -> Result<bool, Failure> {
         const DOING: &str = "asking for the server's log messages";
-        let asked = |started: Result<Op<()>, Misuse>| match started {
-            Ok(op) => Ok(Some(op)),
-            Err(Misuse::CapabilityNotOffered { .. }) => Ok(None),
-            Err(misuse) => Err(Failure::new(Failure::REFUSED, format!("{DOING}: {misuse}"))),
+        let (now, client) = match self {
+            Remote::Stdio(server, _) => (server.now(), server.client()),
+            Remote::Http(server) => (server.now(), server.client()),
         };
-        let op = match self {
-            Remote::Stdio(server, _) => {
-                let now = server.now();
-                asked(server.client().set_log_level(level, now))?
+        let op = match client.set_log_level(level, now) {
+            Ok(op) => op,
+            Err(Misuse::CapabilityNotOffered { .. }) => return Ok(false),
+            Err(misuse) => {
+                return Err(Failure::new(Failure::REFUSED, format!("{DOING}: {misuse}")));
             }
-            Remote::Http(server) => {
-                let now = server.now();
-                asked(server.client().set_log_level(level, now))?
-            }
-        };
-        let Some(op) = op else {
-            return Ok(false);
         };
         match self {
             Remote::Stdio(server, stderr) => {
