@@ -1,13 +1,14 @@
 //! Several servers at once behind one palette: the blocking host.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, Config, Connected, Event, ListKind, OpId, RawObject,
-    Responder, Root, ServerNotification, Subscription,
+    Allowlist, CallToolResult, Catalog, Config, Connected, ErrorCode, Event, ListKind, LogLevel,
+    OpId, RawObject, Reply, Responder, Root, RpcError, ServerNotification, ServerRequest,
+    Subscription,
 };
 use mcp_sansio_host::{
     IndexedPalette, Observation, Palette, PaletteConfig, PaletteError, Provider,
@@ -107,6 +108,30 @@ impl<E: fmt::Display> fmt::Display for ServerFailure<E> {
     }
 }
 
+/// Something a server in a host said that is the application's to hear, tagged with the
+/// server's id: a notification (a log message, a resource update, a prompt list's change), a
+/// late answer, a request of the application's where the host hands those on (this crate's
+/// blocking [`Host`] answers them itself: see [`Host::set_responder`]). The changes of a
+/// server's tool list are the host's own: it lists the tools again and the palette follows.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct HostEvent {
+    /// The id of the server it came from.
+    pub server: String,
+    /// What it said.
+    pub event: Event,
+}
+
+impl HostEvent {
+    /// Server `server` said `event`.
+    pub fn new(server: impl Into<String>, event: Event) -> Self {
+        HostEvent {
+            server: server.into(),
+            event,
+        }
+    }
+}
+
 /// Why a server left the host, by whose doing.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -187,12 +212,25 @@ impl HostError {
 /// A server that fails to start, to connect or to list its tools is reported by
 /// [`start`](Host::start) and left out; one that dies later is reported by
 /// [`take_failures`](Host::take_failures) and its tools leave the palette. The others go on.
+///
+/// The host hears a server while it waits on it (a call, a listing, a level asked for), so
+/// what a server says between two calls is heard at the next. A change of its tool list is
+/// the host's own; everything else it says is kept for
+/// [`take_events`](Host::take_events), tagged with its id: at most its configuration's
+/// [`Limits::events_kept`](mcp_sansio::Limits) between two looks, the rest dropped and
+/// counted in [`events_lost`](Host::events_lost). A request a server makes of the
+/// application is answered at once by its [responder](Host::set_responder), or refused if
+/// it has none, so no server waits on a question nobody will see.
 #[derive(Debug)]
 pub struct Host {
     /// The palette, and BM25 over it for the search tool.
     palette: IndexedPalette,
     servers: BTreeMap<String, Joined>,
     failures: Vec<ServerFailure>,
+    /// What the servers said for the application, in the order the host heard it.
+    heard: VecDeque<HostEvent>,
+    /// How many events found no room in `heard`.
+    lost: u64,
 }
 
 /// A server in the host, with the allowlist its catalog is read under.
@@ -204,20 +242,39 @@ struct Joined {
     timeout: Duration,
     /// Its subscription to its tool list's changes (2026-07-28), while one stands.
     listening: Option<OpId>,
+    /// How many of its events the application's queue holds at most
+    /// ([`Limits::events_kept`](mcp_sansio::Limits)).
+    events_kept: usize,
+    /// How many of its events the queue holds now.
+    kept: usize,
 }
 
 impl Joined {
-    /// Starts the server's process, or makes its HTTP client; nothing is sent yet.
+    /// Starts the server's process, or makes its HTTP client, with the requests it makes of
+    /// the application refused until a responder is set; nothing is sent yet.
     fn open(at: ServerAt, config: Config) -> Result<Joined, HostError> {
         let allowlist = config.allowlist.clone();
         let timeout = config.limits.operation_timeout;
+        let events_kept = config.limits.events_kept;
+        let mut link = Link::open(at, config)?;
+        link.set_responder(unanswered);
         Ok(Joined {
-            link: Link::open(at, config)?,
+            link,
             allowlist,
             timeout,
             listening: None,
+            events_kept,
+            kept: 0,
         })
     }
+}
+
+/// The answer to a server's request when the application set no responder for it.
+fn unanswered(_: &ServerRequest) -> Reply {
+    Reply::Error(RpcError::new(
+        ErrorCode::INTERNAL_ERROR,
+        "the application answers no requests of this server",
+    ))
 }
 
 impl Host {
@@ -233,6 +290,8 @@ impl Host {
             palette: IndexedPalette::new(palette),
             servers: BTreeMap::new(),
             failures: Vec::new(),
+            heard: VecDeque::new(),
+            lost: 0,
         };
         let mut seen = std::collections::BTreeSet::new();
         let mut started = Vec::new();
@@ -305,6 +364,8 @@ impl Host {
         match joined {
             Ok(_) => {
                 self.servers.insert(id.to_owned(), server);
+                // What it said while joining (a log message, a list change) is heard now.
+                self.hear(id, None);
                 Ok(())
             }
             Err(error) => {
@@ -391,7 +452,8 @@ impl Host {
     }
 
     /// Has `responder` answer the requests server `id` makes of the application (see
-    /// [`Config::asks`](mcp_sansio::Config::asks)) while the host waits on it.
+    /// [`Config::asks`](mcp_sansio::Config::asks)) while the host waits on it. Until one is
+    /// set, each is refused at once (error -32603).
     ///
     /// # Errors
     /// [`HostError::UnknownServer`] if no server of that id is in the host.
@@ -400,11 +462,41 @@ impl Host {
         id: &str,
         responder: impl Responder + 'static,
     ) -> Result<(), HostError> {
-        match self.link_of(id)? {
-            Link::Process(client) => client.set_responder(responder),
-            Link::Http(client) => client.set_responder(responder),
-        }
+        self.link_of(id)?.set_responder(responder);
         Ok(())
+    }
+
+    /// Asks server `id` for its log messages at `level` and above
+    /// ([`Client::set_log_level`](mcp_sansio::Client::set_log_level)): `logging/setLevel`,
+    /// awaited, in a handshake revision; in 2026-07-28 the level goes with each request from
+    /// now on. Its messages come among [`take_events`](Host::take_events).
+    ///
+    /// # Errors
+    /// [`HostError::UnknownServer`] if no server of that id is in the host; the client's
+    /// refusal (`Misuse::CapabilityNotOffered` for a server of a handshake revision that
+    /// declared no logging, which is not asked); or whatever ended the request. What the
+    /// server said meanwhile is heard as after a call: a server whose connection the client
+    /// found broken leaves the host.
+    pub fn set_log_level(&mut self, id: &str, level: LogLevel) -> Result<(), HostError> {
+        let set = self.link_of(id)?.set_log_level(level);
+        self.hear(id, None);
+        set
+    }
+
+    /// What the servers said for the application since the last look, oldest first, each
+    /// tagged with its server's id (see [`Host`] for what is kept).
+    pub fn take_events(&mut self) -> Vec<HostEvent> {
+        for server in self.servers.values_mut() {
+            server.kept = 0;
+        }
+        self.heard.drain(..).collect()
+    }
+
+    /// How many events were dropped in all, because a server said more than its
+    /// [`Limits::events_kept`](mcp_sansio::Limits) between two
+    /// [`take_events`](Host::take_events).
+    pub fn events_lost(&self) -> u64 {
+        self.lost
     }
 
     /// Runs the model's call of `name` with argument text `arguments`, and says what the
@@ -443,14 +535,14 @@ impl Host {
                 None => (Observation::lost(name, &error), Some(error)),
             },
         };
-        self.after_call(&id, gone);
+        self.hear(&id, gone);
         observation
     }
 
-    /// Looks at what server `id` said besides the answer: a list change is listed again, and
-    /// a listing the call made itself (after a header mismatch) taken; a server that is
-    /// `gone`, or whose connection failed, leaves the host.
-    fn after_call(&mut self, id: &str, mut gone: Option<HostError>) {
+    /// Looks at what server `id` said besides its answers: a list change is listed again, a
+    /// listing a call made itself (after a header mismatch) taken, and the rest kept for the
+    /// application; a server that is `gone`, or whose connection failed, leaves the host.
+    fn hear(&mut self, id: &str, mut gone: Option<HostError>) {
         let Some(server) = self.servers.get_mut(id) else {
             return;
         };
@@ -465,7 +557,11 @@ impl Host {
                 Event::Failed(error) => gone = Some(server.link.failed(error)),
                 // Its subscription ended: changes may have gone unheard since.
                 Event::Finished { op, .. } if Some(op) == server.listening => lost = true,
-                _ => {}
+                event if server.kept < server.events_kept => {
+                    server.kept += 1;
+                    self.heard.push_back(HostEvent::new(id, event));
+                }
+                _ => self.lost = self.lost.saturating_add(1),
             }
         }
         if lost && gone.is_none() {
@@ -596,6 +692,34 @@ impl Link {
         match self {
             Link::Process(client) => client.call_tool(tool, arguments).map_err(HostError::Stdio),
             Link::Http(client) => client.call_tool(tool, arguments).map_err(HostError::Http),
+        }
+    }
+
+    fn set_responder(&mut self, responder: impl Responder + 'static) {
+        match self {
+            Link::Process(client) => client.set_responder(responder),
+            Link::Http(client) => client.set_responder(responder),
+        }
+    }
+
+    /// Asks for log messages at `level` and above, and waits for the answer where there is
+    /// one to wait for.
+    fn set_log_level(&mut self, level: LogLevel) -> Result<(), HostError> {
+        match self {
+            Link::Process(client) => {
+                let now = client.now();
+                let op = client.client().set_log_level(level, now);
+                op.map_err(StdioError::from)
+                    .and_then(|op| client.run(op))
+                    .map_err(HostError::Stdio)
+            }
+            Link::Http(client) => {
+                let now = client.now();
+                let op = client.client().set_log_level(level, now);
+                op.map_err(HttpClientError::from)
+                    .and_then(|op| client.run(op))
+                    .map_err(HostError::Http)
+            }
         }
     }
 

@@ -42,7 +42,7 @@ use rustix::event::{poll, PollFd, PollFlags};
 #[cfg(feature = "host")]
 mod host;
 #[cfg(feature = "host")]
-pub use host::{Host, HostError, HostServer, ServerAt, ServerFailure};
+pub use host::{Host, HostError, HostEvent, HostServer, ServerAt, ServerFailure};
 mod process;
 pub use process::{ServerCommand, ServerProcess, StderrMode, DEFAULT_GRACE};
 

@@ -494,6 +494,52 @@ fn a_level_asked_for_reaches_each_server_as_it_can_take_one() {
     ask(&mut server, LogLevel::Error).unwrap().unwrap();
     closed(peer, server);
 
+    // The blocking host asks each as it can take one, and hands on what each says, tagged
+    // with its id: the 2026-07-28 server what was asked for, the other what it says unasked.
+    let servers = [("two", Peer::Chatty2), ("one", Peer::Chatty1)].map(|(id, peer)| {
+        let config = config(peer, ProtocolChoice::Auto);
+        mcp_sansio_stdio::HostServer::new(id, peer.command(), config)
+    });
+    let (mut host, failures) =
+        mcp_sansio_stdio::Host::start(servers, mcp_sansio_host::PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    host.set_log_level("two", LogLevel::Info).unwrap();
+    let refused = host.set_log_level("one", LogLevel::Warning);
+    assert!(
+        matches!(
+            refused,
+            Err(mcp_sansio_stdio::HostError::Stdio(StdioError::Mcp(
+                mcp_sansio::Error::Misuse(Misuse::CapabilityNotOffered { .. })
+            )))
+        ),
+        "{refused:?}"
+    );
+    for name in ["chatty", "one_chatty"] {
+        assert_eq!(host.call(name, r#"{"lines":3}"#).text(), "logged 3 lines");
+    }
+    let heard: Vec<String> = host
+        .take_events()
+        .into_iter()
+        .flat_map(|heard| {
+            let server = heard.server;
+            logged(vec![heard.event])
+                .into_iter()
+                .map(move |line| format!("{server} {line}"))
+        })
+        .collect();
+    let expected: Vec<String> = ["two", "one"]
+        .iter()
+        .flat_map(|server| {
+            steps_logged(3)
+                .into_iter()
+                .map(move |l| format!("{server} {l}"))
+        })
+        .collect();
+    assert_eq!(heard, expected);
+    for (id, status) in host.close(Duration::from_secs(2)) {
+        assert!(status.is_ok(), "{id}: {status:?}");
+    }
+
     // mcp-call: in 2026-07-28 the level reaches the server; in a handshake revision the
     // server is not asked, and what it logs unasked is printed at the level and above.
     let (tool, args, expected) = Peer::Chatty2.call();

@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 use common::{args, config, words, Server};
 use mcp_sansio::{Asks, Config, Event, Reply, ServerRequest};
-use mcp_sansio_stdio::StdioClient;
+use mcp_sansio_host::PaletteConfig;
+use mcp_sansio_stdio::{Host, HostServer, StdioClient};
 use serde_json::{json, Value};
 
 /// A client of the teaching server that answers elicitation, with room for `waiting`
@@ -129,4 +130,30 @@ async fn past_the_bound_the_client_refuses_and_the_application_sees_only_what_ma
         events.try_recv().is_err(),
         "no question past the bound reached the application"
     );
+}
+
+/// The blocking host holds no question for the application to answer later, while the
+/// server waits on it: without a responder each is refused at once, and the call is
+/// answered; the responder the application sets answers the next call's.
+#[test]
+fn the_blocking_host_refuses_a_question_until_a_responder_answers_it() {
+    let server = Server::new("ask-flood-host");
+    let asker = HostServer::new("asker", server.command("ask-flood"), asking(12));
+    let (mut host, failures) = Host::start([asker], PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let refused = host.call("word_count", r#"{"text":"a b"}"#);
+    assert!(!refused.is_error(), "{}", refused.text());
+    assert_eq!(refused.text(), summary(0, 10));
+    host.set_responder("asker", |_: &ServerRequest| {
+        Reply::accept(&args(r#"{"name":"Ana"}"#))
+    })
+    .unwrap();
+    assert_eq!(
+        host.call("word_count", r#"{"text":"a b"}"#).text(),
+        summary(10, 0)
+    );
+    assert_eq!(logged_answers(&server).len(), 24);
+    assert!(host.take_events().is_empty(), "no question was kept");
+    assert!(host.take_failures().is_empty());
+    host.close(common::DEADLINE);
 }

@@ -11,8 +11,9 @@
 )]
 
 use mcp_sansio::{Era, Event, LogLevel, ProtocolChoice, ProtocolVersion, ServerNotification};
+use mcp_sansio_host::PaletteConfig;
 use mcp_sansio_http::HttpClient;
-use mcp_sansio_stdio::StdioClient;
+use mcp_sansio_stdio::{Host, HostError, HostEvent, HostServer, StdioClient};
 use serde_json::Value;
 
 mod common;
@@ -166,4 +167,88 @@ async fn through_the_async_driver_in_each_revision() {
         assert_eq!(logged(told), expected, "{mode}");
         handle.close().await.unwrap();
     }
+}
+
+/// What a blocking host heard, as `server level data`, none of it anything but a log message.
+fn heard(host: &mut Host) -> Vec<String> {
+    host.take_events()
+        .into_iter()
+        .map(|HostEvent { server, event, .. }| {
+            let told = logged(vec![event]);
+            assert_eq!(told.len(), 1, "{server}: not a log message");
+            format!("{server} {}", told[0])
+        })
+        .collect()
+}
+
+/// The blocking host asks each server as its revision takes it, and hands on what each
+/// says, tagged with its id and in the order heard; a server not asked says nothing.
+#[test]
+fn a_blocking_host_hears_each_server_at_its_own_level() {
+    let old = Server::new("logging-host-legacy");
+    let new = Server::new("logging-host-modern");
+    let quiet = Server::new("logging-host-quiet");
+    let servers = [
+        HostServer::new("old", old.command("legacy"), config(&["word_count"])),
+        HostServer::new("new", new.command("modern"), config(&["word_count"])),
+        HostServer::new("quiet", quiet.command("normal"), config(&["word_count"])),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let calls = ["word_count", "new_word_count", "quiet_word_count"];
+    let call_each = |host: &mut Host| {
+        for name in calls {
+            let observation = host.call(name, r#"{"text":"vanilla stock needs review"}"#);
+            assert_eq!(observation.text(), "4", "{name}");
+        }
+    };
+    call_each(&mut host);
+    assert_eq!(heard(&mut host), Vec::<String>::new());
+    host.set_log_level("old", LogLevel::Info).unwrap();
+    host.set_log_level("new", LogLevel::Debug).unwrap();
+    call_each(&mut host);
+    assert_eq!(
+        heard(&mut host),
+        [
+            format!("old {INFO}"),
+            format!("new {DEBUG}"),
+            format!("new {INFO}")
+        ]
+    );
+    assert_eq!(levels_set(&old.calls()), ["info"]);
+    assert!(
+        levels_set(&new.calls()).is_empty(),
+        "2026-07-28 has no setLevel"
+    );
+    assert!(levels_set(&quiet.calls()).is_empty());
+    assert!(matches!(
+        host.set_log_level("gone", LogLevel::Info),
+        Err(HostError::UnknownServer { .. })
+    ));
+    assert_eq!(host.events_lost(), 0);
+    host.close(common::DEADLINE);
+}
+
+/// A server's messages are kept up to its configuration's `events_kept` between two looks;
+/// the rest are dropped and counted, and taking them makes room again.
+#[test]
+fn a_blocking_host_keeps_a_server_s_events_within_its_bound() {
+    let server = Server::new("logging-host-bound");
+    let mut config = config(&["word_count"]);
+    config.limits.events_kept = 3;
+    let chatty = HostServer::new("chatty", server.command("legacy"), config);
+    let (mut host, failures) = Host::start([chatty], PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    host.set_log_level("chatty", LogLevel::Debug).unwrap();
+    for _ in 0..3 {
+        assert_eq!(host.call("word_count", r#"{"text":"a"}"#).text(), "1");
+    }
+    let kept = heard(&mut host);
+    assert_eq!(kept.len(), 3, "{kept:?}");
+    assert!(kept[0].starts_with("chatty debug"), "{kept:?}");
+    assert_eq!(host.events_lost(), 3);
+    host.call("word_count", r#"{"text":"a"}"#);
+    assert_eq!(heard(&mut host).len(), 2);
+    assert_eq!(host.events_lost(), 3);
+    host.close(common::DEADLINE);
 }

@@ -16,6 +16,7 @@ use mcp_sansio::{
 use mcp_sansio_host::{
     IndexedPalette, Observation, Palette, PaletteConfig, PaletteError, Provider,
 };
+pub use mcp_sansio_stdio::HostEvent;
 use mcp_sansio_stdio::{HostServer, ServerAt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -124,20 +125,9 @@ impl std::error::Error for HostError {
 /// A server the async host could not start, connect, list or keep.
 pub type ServerFailure = mcp_sansio_stdio::ServerFailure<HostError>;
 
-/// Something a server said that is the application's to hear: a notification (progress, a
-/// log message, a resource update), a request of the application's (answer it through
-/// [`Host::server`] and [`Handle::answer`]), a late answer. The changes of a server's tool
-/// list are the host's own: it lists the tools again and the palette follows.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct HostEvent {
-    /// The id of the server it came from.
-    pub server: String,
-    /// What it said.
-    pub event: Event,
-}
-
-/// The events of every server in the host, in the order each server's watcher took them.
+/// The events of every server in the host, in the order each server's watcher took them: a
+/// request of the application's among them is answered through [`Host::server`] and
+/// [`Handle::answer`].
 pub type HostEvents = Events<HostEvent>;
 
 /// Many servers, one palette, on tokio: local servers each started in its own process group,
@@ -706,10 +696,7 @@ impl Watched {
         let Some(host) = self.host.upgrade() else {
             return false;
         };
-        let event = HostEvent {
-            server: self.id.clone(),
-            event,
-        };
+        let event = HostEvent::new(self.id.as_str(), event);
         if let Err(unsent) = host.events.try_send(event) {
             host.lost.fetch_add(1, Ordering::Relaxed);
             drop(host);
