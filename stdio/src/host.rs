@@ -247,6 +247,9 @@ struct Joined {
     events_kept: usize,
     /// How many of its events the queue holds now.
     kept: usize,
+    /// How many events its client had dropped when last looked at (a server can say more
+    /// in one call than its client keeps).
+    dropped: u64,
 }
 
 impl Joined {
@@ -265,6 +268,7 @@ impl Joined {
             listening: None,
             events_kept,
             kept: 0,
+            dropped: 0,
         })
     }
 }
@@ -494,7 +498,7 @@ impl Host {
 
     /// How many events were dropped in all, because a server said more than its
     /// [`Limits::events_kept`](mcp_sansio::Limits) between two
-    /// [`take_events`](Host::take_events).
+    /// [`take_events`](Host::take_events), or in one call.
     pub fn events_lost(&self) -> u64 {
         self.lost
     }
@@ -547,6 +551,11 @@ impl Host {
             return;
         };
         let relisted = server.link.take_relisted();
+        let dropped = server.link.events_lost();
+        self.lost = self
+            .lost
+            .saturating_add(dropped.saturating_sub(server.dropped));
+        server.dropped = dropped;
         let mut changed = false;
         let mut lost = false;
         for event in server.link.take_events() {
@@ -735,6 +744,14 @@ impl Link {
         match self {
             Link::Process(client) => client.take_events(),
             Link::Http(client) => client.take_events(),
+        }
+    }
+
+    /// How many events the client dropped for want of room, in all.
+    fn events_lost(&self) -> u64 {
+        match self {
+            Link::Process(client) => client.events_lost(),
+            Link::Http(client) => client.events_lost(),
         }
     }
 

@@ -234,9 +234,9 @@ fn a_blocking_host_hears_each_server_at_its_own_level() {
 #[test]
 fn a_blocking_host_keeps_a_server_s_events_within_its_bound() {
     let server = Server::new("logging-host-bound");
-    let mut config = config(&["word_count"]);
-    config.limits.events_kept = 3;
-    let chatty = HostServer::new("chatty", server.command("legacy"), config);
+    let mut three = config(&["word_count"]);
+    three.limits.events_kept = 3;
+    let chatty = HostServer::new("chatty", server.command("legacy"), three);
     let (mut host, failures) = Host::start([chatty], PaletteConfig::default());
     assert!(failures.is_empty(), "{failures:?}");
     host.set_log_level("chatty", LogLevel::Debug).unwrap();
@@ -250,5 +250,28 @@ fn a_blocking_host_keeps_a_server_s_events_within_its_bound() {
     host.call("word_count", r#"{"text":"a"}"#);
     assert_eq!(heard(&mut host).len(), 2);
     assert_eq!(host.events_lost(), 3);
+
+    // Room for one: the client keeps the first of a call's two messages, and the host counts
+    // the second, dropped before it heard it.
+    let terse = Server::new("logging-host-terse");
+    let mut one = config(&["word_count"]);
+    one.limits.events_kept = 1;
+    host.add(HostServer::new("terse", terse.command("legacy"), one))
+        .unwrap();
+    host.set_log_level("terse", LogLevel::Debug).unwrap();
+    host.call("word_count", r#"{"text":"a"}"#);
+    host.call("terse_word_count", r#"{"text":"a"}"#);
+    assert_eq!(
+        heard(&mut host),
+        [
+            format!(
+                "chatty {}",
+                DEBUG.replace("vanilla stock needs review", "a")
+            ),
+            format!("chatty {INFO}"),
+            format!("terse {}", DEBUG.replace("vanilla stock needs review", "a")),
+        ]
+    );
+    assert_eq!(host.events_lost(), 4);
     host.close(common::DEADLINE);
 }
