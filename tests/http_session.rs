@@ -13,8 +13,9 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Allowlist, CallToolResult, Config, Error, Event, ExchangeId, HttpError, HttpMethod,
-    HttpRequest, HttpSession, Instant, Limits, ListKind, Op, ProtocolChoice, ProtocolViolation,
-    RawObject, ReplyHead, ServerNotification, Subscription, SubscriptionEnded, ToolRejection,
+    HttpRequest, HttpSession, Instant, Limits, ListKind, LogLevel, Op, ProtocolChoice,
+    ProtocolViolation, RawObject, ReplyHead, ServerNotification, Subscription, SubscriptionEnded,
+    ToolRejection,
 };
 use serde_json::{json, Value};
 
@@ -279,6 +280,8 @@ struct LegacyServer {
     expire: u32,
     /// What the `GET` stream carries; without it, `GET` gets 405.
     listen: Option<String>,
+    /// Whether it declares `logging`, and says yes to `logging/setLevel`.
+    logging: bool,
 }
 
 impl LegacyServer {
@@ -288,6 +291,7 @@ impl LegacyServer {
             live: None,
             expire: 0,
             listen: None,
+            logging: false,
         }
     }
 
@@ -324,7 +328,12 @@ impl LegacyServer {
                 200,
                 result(
                     &id,
-                    json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    json!({"protocolVersion": "2025-11-25",
+                           "capabilities": if self.logging {
+                               json!({"tools": {}, "logging": {}})
+                           } else {
+                               json!({"tools": {}})
+                           },
                            "serverInfo": {"name": "legacy", "version": "1"}}),
                 ),
             );
@@ -345,6 +354,7 @@ impl LegacyServer {
                     json!({"tools": [{"name": "word_count", "inputSchema": {"type": "object"}}]}),
                 ),
             ),
+            "logging/setLevel" if self.logging => json_reply(200, result(&id, json!({}))),
             "tools/call" => sse_reply(&format!(
                 "id: ev-0\ndata:\n\n: keep-alive\n\nid: ev-1\ndata: {}\n\n",
                 result(&id, json!({"content": [{"type": "text", "text": "4"}]}))
@@ -356,7 +366,11 @@ impl LegacyServer {
 }
 
 fn legacy_connected(server: &mut LegacyServer) -> Harness {
-    let mut h = Harness::new(config(ProtocolChoice::Auto));
+    legacy_connected_as(server, config(ProtocolChoice::Auto))
+}
+
+fn legacy_connected_as(server: &mut LegacyServer, config: Config) -> Harness {
+    let mut h = Harness::new(config);
     let connect = h.http.client_mut().connect(h.now).unwrap();
     h.run(&mut |r| server.reply(r));
     assert_eq!(h.outcome(connect).unwrap().version.as_str(), "2025-11-25");
@@ -438,6 +452,58 @@ fn an_expired_session_is_renewed_once_and_the_refused_request_sent_again() {
     );
     // No event says the renewal happened apart from the call's own end.
     assert!(h.events.is_empty(), "{:?}", h.events);
+}
+
+/// The level of log messages asked for, as each `logging/setLevel` carried it, with the
+/// session it went to.
+fn levels_asked(h: &Harness) -> Vec<(String, String)> {
+    h.log
+        .iter()
+        .filter(|r| rpc_method(r) == "logging/setLevel")
+        .map(|r| {
+            let session = r.header("Mcp-Session-Id").unwrap_or("none").to_owned();
+            let level = body(r)["params"]["level"].as_str().unwrap_or("").to_owned();
+            (session, level)
+        })
+        .collect()
+}
+
+/// A renewed session starts without the level the old one was asked for: the client asks
+/// again, at the level last asked for, configured or commanded, and no event says so.
+#[test]
+fn a_renewed_session_is_asked_again_for_the_log_level() {
+    let mut server = LegacyServer::new();
+    server.logging = true;
+    let mut configured = config(ProtocolChoice::Auto);
+    configured.log_level = Some(LogLevel::Error);
+    let mut h = legacy_connected_as(&mut server, configured);
+    assert!(h.events.is_empty(), "{:?}", h.events);
+    let now = h.now;
+    let level = h.http.client_mut().set_log_level(LogLevel::Warning, now);
+    h.run(&mut |r| server.reply(r));
+    h.outcome(level.unwrap()).unwrap();
+    server.expire = 1;
+    let op = call(&mut h);
+    h.run(&mut |r| server.reply(r));
+    assert_eq!(h.outcome(op).unwrap().text(), "4");
+    let asked = [
+        ("session-1", "error"),
+        ("session-1", "warning"),
+        ("session-2", "warning"),
+    ]
+    .map(|(session, level)| (session.to_owned(), level.to_owned()));
+    assert_eq!(levels_asked(&h), asked);
+    assert!(h.events.is_empty(), "{:?}", h.events);
+
+    // Never asked for, never sent, renewal or not.
+    let mut server = LegacyServer::new();
+    server.logging = true;
+    let mut h = legacy_connected(&mut server);
+    server.expire = 1;
+    let op = call(&mut h);
+    h.run(&mut |r| server.reply(r));
+    assert_eq!(h.outcome(op).unwrap().text(), "4");
+    assert_eq!(levels_asked(&h), []);
 }
 
 #[test]

@@ -14,7 +14,8 @@ mod common;
 
 use common::{text_reply, Pair, TOOLS};
 use mcp_sansio::{
-    Error, ErrorCode, Event, Limits, LogLevel, Misuse, ProtocolChoice, RawJson, ServerNotification,
+    Error, ErrorCode, Event, Limits, LogLevel, Misuse, ProtocolChoice, ProtocolVersion, RawJson,
+    ServerNotification,
 };
 use serde_json::{json, Value};
 
@@ -174,6 +175,87 @@ fn in_2026_07_28_every_later_request_carries_the_level_and_nothing_is_sent_for_i
     let meta = last_meta(&pair);
     assert_eq!(meta["io.modelcontextprotocol/logLevel"], "critical");
     assert_eq!(meta.as_object().unwrap().len(), 4, "{meta}");
+}
+
+/// A 2025-06-18 client configured to ask for `notice`, connected to a server declaring
+/// `capabilities`; the frames it wrote from the handshake on.
+fn configured(capabilities: &str) -> Pair {
+    let mut config = Pair::config(
+        ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18),
+        &["word_count"],
+    );
+    config.log_level = Some(LogLevel::Notice);
+    Pair::handshake_2025_06_18(config, capabilities)
+}
+
+/// `Config::log_level`: asked right after the handshake, where the server declared
+/// `logging`; the answer, a yes or a refusal, is the client's own and no event.
+#[test]
+fn a_configured_level_is_asked_after_the_handshake_and_its_answer_is_no_event() {
+    let mut pair = configured(LOGGING);
+    let methods: Vec<Value> = pair
+        .sent
+        .iter()
+        .map(|frame| serde_json::from_str::<Value>(frame).unwrap()["method"].clone())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "initialize",
+            "notifications/initialized",
+            "logging/setLevel"
+        ]
+    );
+    assert_eq!(pair.last_sent()["params"], json!({"level": "notice"}));
+    let id = pair.last_id();
+    pair.reply(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#));
+    assert!(pair.events.is_empty(), "{:?}", pair.events);
+    pair.list(TOOLS);
+    let (call, call_id) = pair.call("word_count", r#"{"text":"a b"}"#);
+    pair.reply(&text_reply(call_id, "2"));
+    assert_eq!(pair.finished(call).unwrap().text(), "2");
+
+    // Refused, or never answered: the session goes on, no event.
+    let mut pair = configured(LOGGING);
+    let id = pair.last_id();
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"Invalid level"}}}}"#
+    ));
+    assert!(pair.events.is_empty(), "{:?}", pair.events);
+    let mut pair = configured(LOGGING);
+    pair.jump_to_next_timeout();
+    assert!(pair.events.is_empty(), "{:?}", pair.events);
+    assert_eq!(pair.last_sent()["method"], "notifications/cancelled");
+    assert!(!pair.client.is_failed());
+
+    // A server that declared no logging is not asked.
+    let pair = configured(r#"{"tools":{}}"#);
+    assert_eq!(pair.sent.len(), 2, "{:?}", pair.sent);
+}
+
+/// In 2026-07-28 the configured level goes with every request from the first after the
+/// discovery, which asks for no log messages.
+#[test]
+fn in_2026_07_28_a_configured_level_goes_with_every_request_after_the_discovery() {
+    let mut config = Pair::config(ProtocolChoice::Stateless, &["word_count"]);
+    config.log_level = Some(LogLevel::Debug);
+    let mut pair = Pair::new(config);
+    let op = pair.client.connect(pair.now).unwrap();
+    pair.drain();
+    assert_eq!(pair.last_sent()["method"], "server/discover");
+    assert_eq!(
+        last_meta(&pair).get("io.modelcontextprotocol/logLevel"),
+        None
+    );
+    pair.reply(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#);
+    pair.finished(op).unwrap();
+    let _listing = pair.client.list_tools(pair.now).unwrap();
+    pair.drain();
+    assert_eq!(pair.last_sent()["method"], "tools/list");
+    assert_eq!(
+        last_meta(&pair)["io.modelcontextprotocol/logLevel"],
+        "debug"
+    );
 }
 
 #[test]

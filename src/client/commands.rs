@@ -229,6 +229,14 @@ impl Client {
                 capability: "logging",
             });
         }
+        let op = self.ask_level(level, now)?;
+        // Asked for again if the session is renewed.
+        self.log_level = Some(level);
+        Ok(op)
+    }
+
+    /// Sends `logging/setLevel` for `level` (a handshake revision's).
+    pub(super) fn ask_level(&mut self, level: LogLevel, now: Instant) -> Result<Op<()>, Misuse> {
         self.start(
             Operation::Acknowledged(Acknowledged),
             Method::SetLevel,

@@ -110,6 +110,18 @@ pub struct Config {
     /// application has answered every question, then goes again with the answers (an error
     /// for an answer ends it with [`Error::Refused`](crate::Error::Refused)).
     pub asks: Asks,
+    /// The level of log messages to ask every server for from the start, and to keep
+    /// asking for. Default: `None`, and nothing is asked until
+    /// [`Client::set_log_level`].
+    ///
+    /// In 2025-06-18 and 2025-11-25 the client sends `logging/setLevel` itself right after
+    /// `notifications/initialized`, where the server declared `logging` (nothing is asked of
+    /// one that did not, nor while [`Limits::requests_in_flight`] requests are out). Its
+    /// answer is not an event: a server that refuses it sends what it sends, and each
+    /// message names its level. An HTTP session the client renews after a 404 is asked
+    /// again, at the level [`Client::set_log_level`] last asked for if it did. In
+    /// 2026-07-28 every request but `server/discover` carries the level in its `_meta`.
+    pub log_level: Option<LogLevel>,
 }
 
 impl Config {
@@ -128,6 +140,7 @@ impl Config {
             reissue_broken_calls: false,
             roots: None,
             asks: Asks::NONE,
+            log_level: None,
         }
     }
 }
@@ -238,9 +251,13 @@ pub struct Client {
     next_ticket: u64,
     /// The latest time a `handle_*` call was given.
     now: Instant,
-    /// The level of the server's log messages asked for in a 2026-07-28 session
-    /// ([`set_log_level`](Self::set_log_level)), written into every request's `_meta`.
+    /// The level of the server's log messages asked for ([`Config::log_level`], then
+    /// [`set_log_level`](Self::set_log_level)): written into every 2026-07-28 request's
+    /// `_meta`, and asked for again in a renewed session of a handshake revision.
     log_level: Option<LogLevel>,
+    /// The `logging/setLevel` the client sent itself after a handshake, which no command
+    /// started: its end is not an event.
+    leveling: Option<OpId>,
 }
 
 impl Client {
@@ -268,7 +285,8 @@ impl Client {
             parked: Vec::new(),
             next_ticket: 0,
             now: Instant::ZERO,
-            log_level: None,
+            log_level: config.log_level,
+            leveling: None,
             config,
         }
     }
@@ -550,6 +568,10 @@ impl Client {
 
     /// Ends operation `op`: its event, and what its output means for the client.
     fn finish(&mut self, op: OpId, outcome: Result<Output, Error>) {
+        if self.leveling == Some(op) {
+            self.leveling = None;
+            return;
+        }
         if self.renewal == Some(op) {
             self.renewal = None;
             return match outcome {
@@ -588,6 +610,11 @@ impl Client {
             connected: connected.clone(),
             meta,
         });
+        if let Some(level) = self.log_level {
+            if connected.version.era() == Era::Stateful && connected.capabilities.logging {
+                self.leveling = self.ask_level(level, self.now).ok().map(|op| op.id());
+            }
+        }
     }
 
     /// The `_meta` of every request of a 2026-07-28 session at `version`: the client's

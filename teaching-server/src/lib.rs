@@ -525,6 +525,8 @@ impl Serve {
         if self.mode == Mode::Modern {
             return self.error(id, -32601, "Method not found", None);
         }
+        // A new session (over HTTP, one renewed) starts with no log level asked for.
+        self.log_level = None;
         let asked = params["protocolVersion"].as_str().unwrap_or_default();
         let version = match self.mode {
             Mode::OldVersion => "2024-11-05",

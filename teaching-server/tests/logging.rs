@@ -140,6 +140,27 @@ fn over_http_each_revision_gets_the_levels_asked_for_and_nothing_unasked() {
     }
 }
 
+/// A level set once in the configuration is asked for at the handshake, and again in the
+/// session the client renews after the server ended the first (the teaching server's
+/// `expire` mode, whose new session starts with no level): the call after the renewal is
+/// told at the level asked for.
+#[test]
+fn over_http_a_configured_level_outlives_a_renewed_session() {
+    let served = Served::start("logging-renewed", &["--mode", "expire"]);
+    let mut config = config(&["word_count"]);
+    config.protocol = ProtocolChoice::Stateful;
+    config.log_level = Some(LogLevel::Info);
+    let mut client = HttpClient::new(&served.url, config).unwrap();
+    client.connect().unwrap();
+    client.list_tools().unwrap();
+    assert_eq!(client.call(), "4", "the call the renewal sent again");
+    client.take_events();
+    assert_eq!(client.call(), "4");
+    assert_eq!(logged(client.take_events()), [INFO]);
+    assert_eq!(levels_set(&served.calls()), ["info", "info"]);
+    client.close();
+}
+
 /// The async driver runs the command as any other: in 2026-07-28 it ends at once, and the
 /// next call's log messages reach the application's events before the call's answer.
 #[tokio::test]

@@ -154,6 +154,14 @@ impl Pair {
             allowed,
         );
         config.limits = limits;
+        let mut pair = Pair::handshake_2025_06_18(config, capabilities);
+        pair.sent.clear();
+        pair
+    }
+
+    /// Connects with `config` through a handshake the server answers at 2025-06-18,
+    /// declaring `capabilities`; every frame the client wrote is kept.
+    pub fn handshake_2025_06_18(config: Config, capabilities: &str) -> Pair {
         let mut pair = Pair::new(config);
         let op = pair.client.connect(pair.now).unwrap();
         pair.drain();
@@ -162,7 +170,6 @@ impl Pair {
             r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-06-18","capabilities":{capabilities},"serverInfo":{{"name":"teaching","version":"1"}}}}}}"#
         ));
         pair.finished(op).unwrap();
-        pair.sent.clear();
         pair
     }
 
