@@ -228,6 +228,15 @@ fn a_configured_level_is_asked_after_the_handshake_and_its_answer_is_no_event() 
     assert_eq!(pair.last_sent()["method"], "notifications/cancelled");
     assert!(!pair.client.is_failed());
 
+    // Cut short by the connection's failure, it ends with no event of its own.
+    let mut pair = configured(LOGGING);
+    pair.reply("not json");
+    assert!(
+        matches!(pair.events[..], [Event::Failed(_)]),
+        "{:?}",
+        pair.events
+    );
+
     // A server that declared no logging is not asked.
     let pair = configured(r#"{"tools":{}}"#);
     assert_eq!(pair.sent.len(), 2, "{:?}", pair.sent);

@@ -610,10 +610,15 @@ impl Client {
             connected: connected.clone(),
             meta,
         });
-        if let Some(level) = self.log_level {
-            if connected.version.era() == Era::Stateful && connected.capabilities.logging {
-                self.leveling = self.ask_level(level, self.now).ok().map(|op| op.id());
-            }
+        // A `logging/setLevel` of the client's own that the server refused for the session it
+        // renewed is sent again in the new one, and asks for the level there.
+        let asking = self.log_level.filter(|_| {
+            self.leveling.is_none()
+                && connected.version.era() == Era::Stateful
+                && connected.capabilities.logging
+        });
+        if let Some(level) = asking {
+            self.leveling = self.ask_level(level, self.now).ok().map(|op| op.id());
         }
     }
 
@@ -672,7 +677,12 @@ impl Client {
         self.state = State::Failed;
         self.asks.clear();
         let parked = core::mem::take(&mut self.parked);
+        // The client's own operations end unseen: the failure says it all.
+        let own = [self.renewal.take(), self.leveling.take()];
         for request in self.requests.clear().into_iter().chain(parked) {
+            if own.contains(&Some(request.op)) {
+                continue;
+            }
             self.events.push_back(Event::Finished {
                 op: request.op,
                 outcome: Err(error.clone()),

@@ -11,8 +11,8 @@ use core::time::Duration;
 use arbitrary::{Arbitrary, Unstructured};
 
 use crate::{
-    Allowlist, Asks, Config, Event, HttpRequest, HttpSession, Instant, OpId, ProtocolChoice,
-    RawObject, Reply, ReplyHead,
+    Allowlist, Asks, Config, Event, HttpRequest, HttpSession, Instant, LogLevel, OpId,
+    ProtocolChoice, RawObject, Reply, ReplyHead,
 };
 
 /// One thing that happens, to the exchange `pick` (modulo those open) where it names one.
@@ -75,6 +75,8 @@ pub fn http_session(data: &[u8]) {
     // And the user is asked: an elicitation the input holds, or a 2026-07-28 call's, is
     // answered by the application at once.
     config.asks = Asks::NONE.with_elicitation();
+    // And asks for log messages itself, in each session the handshake starts.
+    config.log_level = Some(LogLevel::Info);
     let mut driver = Driver {
         http: HttpSession::new(config).with_url("http://127.0.0.1:1/sse"),
         now: Instant::ZERO,
@@ -137,7 +139,15 @@ impl Driver {
         }
         while let Some(event) = self.http.poll_event() {
             match event {
-                Event::Finished { op, .. } => *self.ops.entry(op).or_insert(0) += 1,
+                Event::Finished { op, .. } => {
+                    // Only what the application started ends as an event, and once: the
+                    // client's own requests (a renewal, the level it asks for) end unseen.
+                    let ended = self.ops.get_mut(&op);
+                    assert_eq!(ended.as_deref(), Some(&0), "{op:?} ended unknown or twice");
+                    if let Some(ended) = ended {
+                        *ended += 1;
+                    }
+                }
                 Event::ServerRequest(request) => {
                     let answered = self
                         .http
@@ -299,7 +309,7 @@ fn answer(request: &HttpRequest) -> Vec<u8> {
             r#"{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}"#
         }
         _ if text.contains("\"initialize\"") => {
-            r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"f","version":"1"}}"#
+            r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"f","version":"1"}}"#
         }
         _ if text.contains("\"tools/list\"") => {
             r#"{"tools":[{"name":"word_count","inputSchema":{"type":"object"}}]}"#
