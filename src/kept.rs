@@ -45,6 +45,8 @@ pub struct KeptEvents {
     lost: u64,
     /// What answers the server's requests as they are gathered, if anything does.
     responder: Option<Box<dyn Responder>>,
+    /// What sees every event as it is gathered, if anything does.
+    watcher: Option<Box<dyn Watcher>>,
 }
 
 impl fmt::Debug for KeptEvents {
@@ -54,6 +56,7 @@ impl fmt::Debug for KeptEvents {
             .field("limit", &self.limit)
             .field("lost", &self.lost)
             .field("responder", &self.responder.is_some())
+            .field("watcher", &self.watcher.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -74,10 +77,22 @@ impl KeptEvents {
         self.responder = Some(responder);
     }
 
+    /// Has `watcher` see every event [`gather`](Self::gather) takes from now on, as it
+    /// takes it, before it is kept or dropped for want of room: how a blocking driver's
+    /// application hears a server's progress and log messages while an operation runs,
+    /// instead of after it. The requests a [`Responder`] answers are not among them.
+    pub fn set_watcher(&mut self, watcher: Box<dyn Watcher>) {
+        self.watcher = Some(watcher);
+    }
+
     /// Takes every event `client` has, keeping each (see [`push`](Self::push)) but the
-    /// server requests the [`Responder`], if one is set, answers at once.
+    /// server requests the [`Responder`], if one is set, answers at once; the watcher, if
+    /// one is set, sees each first.
     pub fn gather(&mut self, client: &mut Client) {
         while let Some(event) = client.poll_event_with(self.responder.as_deref_mut()) {
+            if let Some(watcher) = self.watcher.as_mut() {
+                watcher.watch(&event);
+            }
             self.push(event);
         }
     }
@@ -133,6 +148,20 @@ impl KeptEvents {
     /// room, in all.
     pub fn lost(&self) -> u64 {
         self.lost
+    }
+}
+
+/// What sees each event a blocking driver takes from the [`Client`], as it takes it (see
+/// [`KeptEvents::set_watcher`]): a closure `FnMut(&Event)` is one. It runs inside the
+/// driver's wait, so it should be quick: print, count, hand on.
+pub trait Watcher: Send {
+    /// Sees `event`.
+    fn watch(&mut self, event: &Event);
+}
+
+impl<F: FnMut(&Event) + Send> Watcher for F {
+    fn watch(&mut self, event: &Event) {
+        self(event);
     }
 }
 

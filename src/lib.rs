@@ -203,7 +203,7 @@ pub use http::{
 };
 pub use id::RequestId;
 pub use json::{RawJson, RawObject};
-pub use kept::KeptEvents;
+pub use kept::{KeptEvents, Watcher};
 pub use limits::Limits;
 pub use logging::LogLevel;
 pub use message::{

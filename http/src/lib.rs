@@ -44,7 +44,7 @@ mod wire;
 use mcp_sansio::{
     Awaited, CallOptions, CallToolResult, Catalog, Client, Config, Connected, Error, Event,
     ExchangeId, HttpError, HttpMethod, HttpRequest, HttpSession, Instant, KeptEvents, Listening,
-    Misuse, Op, RawObject, Responder, Root, Subscription,
+    Misuse, Op, RawObject, Responder, Root, Subscription, Watcher,
 };
 use wire::Fields;
 
@@ -316,6 +316,14 @@ impl HttpClient {
     /// [`Client::answer`](mcp_sansio::Client::answer) through [`session`](Self::session).
     pub fn set_responder(&mut self, responder: impl Responder + 'static) {
         self.events.set_responder(Box::new(responder));
+    }
+
+    /// Has `watcher` see every event as it arrives, while an operation runs (see
+    /// [`KeptEvents::set_watcher`](mcp_sansio::KeptEvents::set_watcher)): a long call's
+    /// progress, a server's log messages, as they come rather than after. Each is still kept
+    /// for [`take_events`](Self::take_events) as before.
+    pub fn set_watcher(&mut self, watcher: impl Watcher + 'static) {
+        self.events.set_watcher(Box::new(watcher));
     }
 
     /// Events that no [`run`](Self::run) consumed.

@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use mcp_sansio::{
     Awaited, CallOptions, CallToolResult, Catalog, Client, Config, Connected, Error, Event,
-    Instant, KeptEvents, Listening, Misuse, Op, RawObject, Responder, Root, Subscription,
+    Instant, KeptEvents, Listening, Misuse, Op, RawObject, Responder, Root, Subscription, Watcher,
 };
 use rustix::event::{poll, PollFd, PollFlags};
 #[cfg(feature = "host")]
@@ -199,6 +199,14 @@ impl StdioClient {
     /// [`Client::answer`](mcp_sansio::Client::answer) through [`client`](Self::client).
     pub fn set_responder(&mut self, responder: impl Responder + 'static) {
         self.events.set_responder(Box::new(responder));
+    }
+
+    /// Has `watcher` see every event as it arrives, while an operation runs (see
+    /// [`KeptEvents::set_watcher`](mcp_sansio::KeptEvents::set_watcher)): a long call's
+    /// progress, a server's log messages, as they come rather than after. Each is still kept
+    /// for [`take_events`](Self::take_events) as before.
+    pub fn set_watcher(&mut self, watcher: impl Watcher + 'static) {
+        self.events.set_watcher(Box::new(watcher));
     }
 
     /// Events that no [`run`](Self::run) consumed: notifications, late answers, and the ends

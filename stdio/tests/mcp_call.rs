@@ -288,6 +288,32 @@ fn log_level_asks_for_the_servers_log_messages_and_prints_them_on_stderr_in_each
     );
 }
 
+/// A call that asks for progress has each report said on stderr, with its total and its
+/// message, as it comes, and its log messages among them in the order they came; asked for
+/// neither, nothing is said.
+#[test]
+fn progress_and_log_messages_are_said_on_stderr_as_they_come() {
+    let server = Server::new("progress-said");
+    let args = ["--args", r#"{"text":"a b"}"#, "--progress-up-to-ms", "5000"];
+    let run = server.run(
+        &word_count(&[&args[..], &["--log-level", "info"]].concat()),
+        "notify",
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (Some(0), "2\n"), "{run:?}");
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "mcp-call: server log info lucy: word_count answered",
+            "mcp-call: progress 1 of 3: counting, pass 1",
+            "mcp-call: progress 2 of 3: counting, pass 2",
+            "mcp-call: progress 3 of 3: counting, pass 3",
+        ]
+    );
+    server
+        .run(&word_count(&["--args", r#"{"text":"a b"}"#]), "notify")
+        .succeeded();
+}
+
 #[test]
 fn call_json_prints_the_whole_result() {
     let server = Server::new("call-json");
@@ -408,10 +434,14 @@ fn a_server_that_breaks_the_protocol_exits_4() {
         .failed(4, "more than 16 messages arrived before an answer");
     // Progress asked for is the call's own, counted against no cap: the server (`flood`
     // answers under the token the call names) sends it seventeen reports.
+    // Each report is said on stderr as it comes.
     let asked = [&capped[..], &["--progress-up-to-ms", "5000"]].concat();
     let run = server.run(&word_count(&asked), "flood");
-    run.succeeded();
-    assert_eq!(run.stdout, "2\n");
+    assert_eq!((run.code, run.stdout.as_str()), (Some(0), "2\n"), "{run:?}");
+    let said: Vec<String> = (1..=17)
+        .map(|n| format!("mcp-call: progress {n}"))
+        .collect();
+    assert_eq!(run.stderr.lines().collect::<Vec<_>>(), said);
     assert_eq!(server.calls().len(), 3, "{:?}", server.calls());
     server.assert_nothing_left();
     let server = Server::new("oversized");

@@ -687,9 +687,18 @@ impl Serve {
                     }
                 }
             }
-            Mode::Notify | Mode::Flood => {
-                let count = if self.mode == Mode::Notify { 3 } else { 17 };
-                for n in 1..=count {
+            Mode::Notify => {
+                // As a real tool reports: how far of how much, and what it is doing.
+                for n in 1..=3 {
+                    let mut report = progress(n);
+                    report["params"]["total"] = json!(3);
+                    report["params"]["message"] = json!(format!("counting, pass {n}"));
+                    self.send(&report);
+                }
+                self.answer(id, result);
+            }
+            Mode::Flood => {
+                for n in 1..=17 {
                     self.send(&progress(n));
                 }
                 self.answer(id, result);

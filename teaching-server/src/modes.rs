@@ -25,7 +25,8 @@ pub(crate) enum Mode {
     Trickle,
     /// Logs every request on stderr, and answers correctly.
     StderrLog,
-    /// Sends three progress notifications, then the answer.
+    /// Sends three progress notifications (`progress` 1 to 3, `total` 3, a message),
+    /// then the answer.
     Notify,
     /// Sends seventeen progress notifications (one more than the cap), then the answer.
     Flood,

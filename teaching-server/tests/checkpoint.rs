@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mcp_sansio::{
     Config, Error, ErrorCode, Event, Incompatible, Limits, Misuse, ProtocolChoice, ProtocolVersion,
-    ProtocolViolation, RequestId,
+    ProtocolViolation, RequestId, ServerNotification,
 };
 use mcp_sansio_stdio::{StderrMode, StdioClient, StdioError};
 
@@ -302,6 +302,42 @@ fn notifications_nobody_takes_are_kept_up_to_the_bound_and_the_rest_counted() {
     client.call_tool("word_count", &words()).unwrap();
     assert_eq!(client.take_events().len(), 3);
     assert_eq!(client.events_lost(), 5);
+}
+
+/// A watcher sees each event as the client takes it, in the middle of the call, those
+/// dropped for want of room too; what is kept is kept as before.
+#[test]
+fn a_watcher_sees_every_event_as_it_comes_kept_or_not() {
+    let server = Server::new("notify-watched");
+    let mut config = config(&["word_count"]);
+    config.limits.events_kept = 1;
+    let mut client = StdioClient::spawn(&server.command("notify"), config).unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&seen);
+    client.set_watcher(move |event: &Event| {
+        if let Event::Notification(ServerNotification::Progress {
+            progress,
+            total,
+            message,
+            ..
+        }) = event
+        {
+            let message = message.clone().unwrap_or_default();
+            log.lock().unwrap().push((*progress, *total, message));
+        }
+    });
+    client.connect().unwrap();
+    client.list_tools().unwrap();
+    assert_eq!(
+        client.call_tool("word_count", &words()).unwrap().text(),
+        "4"
+    );
+    let expected: Vec<(f64, Option<f64>, String)> = (1..=3)
+        .map(|n| (f64::from(n), Some(3.0), format!("counting, pass {n}")))
+        .collect();
+    assert_eq!(*seen.lock().unwrap(), expected);
+    assert_eq!(client.events_lost(), 2);
+    assert_eq!(client.take_events().len(), 1);
 }
 
 #[test]

@@ -530,6 +530,7 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         if let Some(answer) = cli.elicit.clone() {
             server.set_responder(answering(answer));
         }
+        server.set_watcher(watching(cli.log_level));
         for (name, value) in &cli.headers {
             server = server
                 .header(name, value)
@@ -567,6 +568,7 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
     if let Some(answer) = cli.elicit.clone() {
         server.set_responder(answering(answer));
     }
+    server.set_watcher(watching(cli.log_level));
     let done = session(
         &mut Remote::Stdio(&mut server, &cli.stderr),
         cli,
@@ -633,14 +635,6 @@ impl Remote<'_> {
         Ok(true)
     }
 
-    /// Every event reported so far.
-    fn take_events(&mut self) -> Vec<Event> {
-        match self {
-            Remote::Stdio(server, _) => server.take_events(),
-            Remote::Http(server) => server.take_events(),
-        }
-    }
-
     fn call_tool(
         &mut self,
         name: &str,
@@ -659,27 +653,8 @@ impl Remote<'_> {
     }
 }
 
-/// The protocol part: connect, list, and call if asked; then the server's log messages, if
-/// asked for, however that went.
+/// The protocol part: connect, list, and call if asked.
 fn session(
-    server: &mut Remote<'_>,
-    cli: &Cli,
-    limits: &Limits,
-    call: Option<&(&str, RawObject)>,
-) -> Result<(), Failure> {
-    let done = steps(server, cli, limits, call);
-    if let Some(level) = cli.log_level {
-        for event in server.take_events() {
-            if let Some(line) = log_line(&event, level) {
-                eprintln!("{line}");
-            }
-        }
-    }
-    done
-}
-
-/// What [`session`] does before it prints the server's log messages.
-fn steps(
     server: &mut Remote<'_>,
     cli: &Cli,
     limits: &Limits,
@@ -772,6 +747,39 @@ fn render_catalog(catalog: &Catalog, server_info: Option<&Implementation>, json:
         }
     }
     out
+}
+
+/// What says the server's events on stderr as they come: its log messages at `log_level`
+/// and above, if asked for, and the progress of a call that asked for it.
+fn watching(log_level: Option<LogLevel>) -> impl FnMut(&Event) + Send + 'static {
+    move |event| {
+        let line = match event {
+            Event::Progress {
+                progress,
+                total,
+                message,
+                ..
+            } => Some(progress_line(*progress, *total, message.as_deref())),
+            _ => log_level.and_then(|least| log_line(event, least)),
+        };
+        if let Some(line) = line {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// A report of a call's progress, as a line for stderr: `mcp-call: progress N[ of TOTAL][:
+/// MESSAGE]`, control characters escaped.
+fn progress_line(progress: f64, total: Option<f64>, message: Option<&str>) -> String {
+    let mut line = format!("mcp-call: progress {progress}");
+    if let Some(total) = total {
+        line.push_str(&format!(" of {total}"));
+    }
+    if let Some(message) = message {
+        line.push_str(": ");
+        line.push_str(&escape_controls(message, false));
+    }
+    line
 }
 
 /// A log message at `least` or above, as a line for stderr: `mcp-call: server log LEVEL
