@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use mcp_sansio::{CallToolResult, Error};
+use mcp_sansio::{CallOptions, CallToolResult, Error};
 use serde_json::Value;
 
 use crate::dispatch::Refusal;
@@ -85,6 +85,26 @@ impl Observation {
         };
         Observation::Failure {
             sentence: format!("the {name} tool did not answer within {within}; there is no result"),
+        }
+    }
+
+    /// A call of `name` sent under `options` that timed out, where `timeout` is the
+    /// operation timeout of its server: [`timed_out`](Self::timed_out) with the deadline the
+    /// call had, its own or the server's; a call that asked for progress had its deadline
+    /// moved by the server's reports, so it is said to have missed its deadline, no more.
+    pub fn timed_out_under(
+        name: &str,
+        options: CallOptions,
+        timeout: core::time::Duration,
+    ) -> Self {
+        match options.progress_up_to {
+            None => Observation::timed_out(name, options.timeout.unwrap_or(timeout)),
+            Some(_) => Observation::failed(
+                name,
+                &Error::Timeout {
+                    operation: "tools/call",
+                },
+            ),
         }
     }
 

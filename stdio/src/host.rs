@@ -6,8 +6,8 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, CallToolResult, Catalog, Config, Connected, ErrorCode, Event, ListKind, LogLevel,
-    OpId, RawObject, Reply, Responder, Root, RpcError, ServerNotification, ServerRequest,
+    Allowlist, CallOptions, CallToolResult, Catalog, Config, Connected, ErrorCode, Event, ListKind,
+    LogLevel, OpId, RawObject, Reply, Responder, Root, RpcError, ServerNotification, ServerRequest,
     Subscription,
 };
 use mcp_sansio_host::{
@@ -515,6 +515,15 @@ impl Host {
     /// A call of [`SEARCH_TOOL`](mcp_sansio_host::SEARCH_TOOL) is the host's own: BM25 over
     /// the palette, the tools found disclosed and listed for the model; no server hears of it.
     pub fn call(&mut self, name: &str, arguments: &str) -> Observation {
+        self.call_with(name, arguments, CallOptions::new())
+    }
+
+    /// [`call`](Host::call), the call waiting as `options` say (the application's choice,
+    /// not the model's): a deadline of its own, and progress asked of the server, each
+    /// report among [`take_events`](Host::take_events) as the call's [`Event::Progress`]
+    /// (and seen as it comes by the server's watcher, if one is set), restarting the
+    /// deadline up to a hard maximum. For a tool known to take minutes.
+    pub fn call_with(&mut self, name: &str, arguments: &str, options: CallOptions) -> Observation {
         let (id, tool, arguments) = match self.palette.route(name, arguments) {
             Ok(call) => (call.server.to_owned(), call.tool.to_owned(), call.arguments),
             Err(observation) => return observation,
@@ -522,12 +531,13 @@ impl Host {
         let Some(server) = self.servers.get_mut(&id) else {
             return Observation::lost(name, &"its server has left");
         };
-        let (observation, gone) = match server.link.call_tool(&tool, &arguments) {
+        let (observation, gone) = match server.link.call_tool(&tool, &arguments, options) {
             Ok(result) => (self.palette.palette().observe(name, &result), None),
             Err(error) => match error.mcp() {
-                Some(mcp_sansio::Error::Timeout { .. }) => {
-                    (Observation::timed_out(name, server.timeout), None)
-                }
+                Some(mcp_sansio::Error::Timeout { .. }) => (
+                    Observation::timed_out_under(name, options, server.timeout),
+                    None,
+                ),
                 Some(mcp) => {
                     let observation = Observation::failed(name, mcp);
                     (
@@ -697,10 +707,15 @@ impl Link {
         &mut self,
         tool: &str,
         arguments: &RawObject,
+        options: CallOptions,
     ) -> Result<CallToolResult, HostError> {
         match self {
-            Link::Process(client) => client.call_tool(tool, arguments).map_err(HostError::Stdio),
-            Link::Http(client) => client.call_tool(tool, arguments).map_err(HostError::Http),
+            Link::Process(client) => client
+                .call_tool_with(tool, arguments, options)
+                .map_err(HostError::Stdio),
+            Link::Http(client) => client
+                .call_tool_with(tool, arguments, options)
+                .map_err(HostError::Http),
         }
     }
 

@@ -14,7 +14,7 @@
 mod common;
 
 use common::{config, eventually_async as eventually, process_exists, Served, Server};
-use mcp_sansio::{Asks, Event, ProtocolChoice, Reply, ServerNotification};
+use mcp_sansio::{Asks, CallOptions, Event, ProtocolChoice, Reply, ServerNotification};
 use mcp_sansio_host::{PaletteConfig, Provider, SEARCH_TOOL};
 use mcp_sansio_stdio::HostServer;
 use mcp_sansio_tokio::{AsyncError, Host, HostError, HostEvents, HostLimits, ServerFailure};
@@ -539,6 +539,43 @@ async fn a_call_that_times_out_is_a_failure_and_the_server_stays() {
     );
     assert!(host.take_failures().is_empty());
     assert!(host.server("stock").is_some());
+    host.close().await;
+}
+
+/// A call on its own terms through the async host: its own deadline, said in the failure,
+/// and the progress it asked for among the application's events, tagged.
+#[tokio::test]
+async fn a_call_on_its_own_terms_keeps_its_deadline_and_its_progress() {
+    let stuck = Server::new("ahost-own-terms-hang");
+    let busy = Server::new("ahost-own-terms-notify");
+    let (host, mut events, failures) = start(vec![
+        teaching("stuck", &stuck, "hang", &["word_count"]),
+        teaching("busy", &busy, "notify", &["word_count"]),
+    ])
+    .await;
+    assert!(failures.is_empty(), "{failures:?}");
+    let short = CallOptions::new().timeout(std::time::Duration::from_millis(300));
+    let observation = host
+        .call_with("word_count", r#"{"text":"a b"}"#, short)
+        .await;
+    assert_eq!(
+        observation.text(),
+        "the word_count tool did not answer within 300 ms; there is no result"
+    );
+    let reporting = CallOptions::new().progress_up_to(std::time::Duration::from_secs(10));
+    let observation = host
+        .call_with("busy_word_count", r#"{"text":"a b"}"#, reporting)
+        .await;
+    assert_eq!(observation.text(), "2");
+    let mut reports = Vec::new();
+    while reports.len() < 3 {
+        let event = events.recv().await.unwrap();
+        if let Event::Progress { progress, .. } = event.event {
+            reports.push((event.server, progress));
+        }
+    }
+    let expected: Vec<(String, f64)> = (1..=3).map(|n| ("busy".into(), f64::from(n))).collect();
+    assert_eq!(reports, expected);
     host.close().await;
 }
 

@@ -4,10 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use mcp_sansio::{Allowlist, CatalogPolicy, Config, HttpError};
+use std::time::Duration;
+
+use mcp_sansio::{Allowlist, CallOptions, CatalogPolicy, Config, Event, HttpError};
 use mcp_sansio_host::{PaletteConfig, PaletteError, Provider, SEARCH_TOOL};
 use mcp_sansio_http::HttpClientError;
-use mcp_sansio_stdio::{Host, HostError, HostServer, ServerCommand, StdioError, DEFAULT_GRACE};
+use mcp_sansio_stdio::{
+    Host, HostError, HostEvent, HostServer, ServerCommand, StdioError, DEFAULT_GRACE,
+};
 
 mod common;
 use common::{Served, Server};
@@ -241,6 +245,56 @@ fn a_call_that_times_out_is_a_failure_that_says_so_never_a_result() {
     // A timeout is the call's failure, not the server's: it stays.
     assert!(host.take_failures().is_empty());
     assert_eq!(host.palette().servers().count(), 1);
+    host.close(DEFAULT_GRACE);
+}
+
+/// A call the application sends on its own terms: a deadline of its own, said in the
+/// failure; progress asked for, each report the call's own among the host's events, tagged
+/// with its server's id.
+#[test]
+fn a_call_on_its_own_terms_keeps_its_deadline_and_its_progress() {
+    let servers = [
+        teaching("stuck", "hang", &["word_count"]),
+        teaching("busy", "notify", &["word_count"]),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let short = CallOptions::new().timeout(Duration::from_millis(300));
+    let observation = host.call_with("word_count", r#"{"text":"a b"}"#, short);
+    assert_eq!(
+        observation.text(),
+        "the word_count tool did not answer within 300 ms; there is no result"
+    );
+    let reporting = short.progress_up_to(Duration::from_millis(600));
+    let observation = host.call_with("word_count", r#"{"text":"a b"}"#, reporting);
+    assert_eq!(
+        observation.text(),
+        "the word_count tool did not answer before its deadline; there is no result"
+    );
+    let generous = CallOptions::new().progress_up_to(Duration::from_secs(10));
+    let observation = host.call_with("busy_word_count", r#"{"text":"a b"}"#, generous);
+    assert_eq!(observation.text(), "2");
+    let reports: Vec<(String, f64, Option<String>)> = host
+        .take_events()
+        .into_iter()
+        .filter_map(|HostEvent { server, event, .. }| match event {
+            Event::Progress {
+                progress, message, ..
+            } => Some((server, progress, message)),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<(String, f64, Option<String>)> = (1..=3)
+        .map(|n| {
+            (
+                "busy".into(),
+                f64::from(n),
+                Some(format!("counting, pass {n}")),
+            )
+        })
+        .collect();
+    assert_eq!(reports, expected);
+    assert!(host.take_failures().is_empty());
     host.close(DEFAULT_GRACE);
 }
 

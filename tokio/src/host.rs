@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use mcp_sansio::{
-    Allowlist, Catalog, Config, Error, Event, ListKind, Reply, ServerNotification, Subscription,
-    SubscriptionEnded,
+    Allowlist, CallOptions, Catalog, Config, Error, Event, ListKind, Reply, ServerNotification,
+    Subscription, SubscriptionEnded,
 };
 use mcp_sansio_host::{
     IndexedPalette, Observation, Palette, PaletteConfig, PaletteError, Provider,
@@ -427,6 +427,20 @@ impl Host {
     /// A call of [`SEARCH_TOOL`](mcp_sansio_host::SEARCH_TOOL) is the host's own: BM25 over
     /// the palette, the tools found disclosed and listed for the model; no server hears of it.
     pub async fn call(&self, name: &str, arguments: &str) -> Observation {
+        self.call_with(name, arguments, CallOptions::new()).await
+    }
+
+    /// [`call`](Host::call), the call waiting as `options` say (the application's choice,
+    /// not the model's): a deadline of its own, and progress asked of the server, each
+    /// report reaching the [`HostEvents`] as the call's [`Event::Progress`], tagged with
+    /// its server's id, and restarting the deadline up to a hard maximum. For a tool known
+    /// to take minutes.
+    pub async fn call_with(
+        &self,
+        name: &str,
+        arguments: &str,
+        options: CallOptions,
+    ) -> Observation {
         let (id, tool, arguments, handle, number, timeout) = {
             let mut state = self.state();
             let (id, tool, arguments) = match state.palette.route(name, arguments) {
@@ -439,7 +453,7 @@ impl Host {
             let (handle, number, timeout) = (server.handle.clone(), server.number, server.timeout);
             (id, tool, arguments, handle, number, timeout)
         };
-        match handle.call_tool(&tool, &arguments).await {
+        match handle.call_tool_with(&tool, &arguments, options).await {
             Ok(result) => {
                 if let Some(catalog) = handle.take_relisted() {
                     // Whether the server is still here, the observation says either way.
@@ -447,7 +461,9 @@ impl Host {
                 }
                 self.with_palette(|palette| palette.observe(name, &result))
             }
-            Err(AsyncError::Mcp(Error::Timeout { .. })) => Observation::timed_out(name, timeout),
+            Err(AsyncError::Mcp(Error::Timeout { .. })) => {
+                Observation::timed_out_under(name, options, timeout)
+            }
             Err(AsyncError::Mcp(error)) => {
                 let observation = Observation::failed(name, &error);
                 if matches!(error, Error::Closed) {
