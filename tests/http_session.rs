@@ -506,6 +506,50 @@ fn a_renewed_session_is_asked_again_for_the_log_level() {
     assert_eq!(levels_asked(&h), []);
 }
 
+/// HTTP keeps no order between requests: the level the client asks for itself after the
+/// handshake goes out alone, and nothing else goes until it is answered, so the session's
+/// first request is already told at that level.
+#[test]
+fn nothing_goes_out_before_the_level_the_client_asks_for_itself_is_answered() {
+    let mut server = LegacyServer::new();
+    server.logging = true;
+    let mut configured = config(ProtocolChoice::Stateful);
+    configured.log_level = Some(LogLevel::Info);
+    let mut h = Harness::new(configured);
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    let mut unanswered = Vec::new();
+    let mut all_but_the_level = |r: &HttpRequest| {
+        if rpc_method(r) == "logging/setLevel" {
+            unanswered.push(r.clone());
+            return None;
+        }
+        server.reply(r)
+    };
+    h.run(&mut all_but_the_level);
+    h.outcome(connect).unwrap();
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    h.run(&mut all_but_the_level);
+    let posted =
+        |h: &Harness| -> Vec<String> { h.methods().into_iter().filter(|m| m != "GET").collect() };
+    assert_eq!(
+        posted(&h),
+        [
+            "initialize",
+            "notifications/initialized",
+            "logging/setLevel"
+        ]
+    );
+    let [level] = &unanswered[..] else {
+        panic!("{unanswered:?}")
+    };
+    let reply = server.reply(level).unwrap();
+    h.feed(level.exchange, &reply);
+    h.run(&mut |r| server.reply(r));
+    h.outcome(list).unwrap();
+    assert_eq!(posted(&h).last().map(String::as_str), Some("tools/list"));
+    assert!(h.events.is_empty(), "{:?}", h.events);
+}
+
 #[test]
 fn a_second_404_in_a_row_fails_instead_of_looping() {
     let mut server = LegacyServer::new();

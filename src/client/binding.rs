@@ -21,6 +21,18 @@ impl Client {
         client
     }
 
+    /// The request of the `logging/setLevel` the client sent itself after a handshake
+    /// ([`Config::log_level`](crate::Config::log_level), or a renewed session), while it
+    /// waits for its answer: over HTTP, which keeps no order between requests, nothing else
+    /// goes out until the server has answered it.
+    pub(crate) fn leveling_request(&self) -> Option<i64> {
+        let leveling = self.leveling?;
+        self.requests
+            .iter()
+            .find(|(_, request)| request.op == leveling)
+            .map(|(id, _)| id)
+    }
+
     /// Whether request `id` still waits for its answer.
     pub(crate) fn waits_for(&self, id: i64) -> bool {
         self.requests.iter().any(|(waiting, _)| waiting == id)

@@ -116,7 +116,9 @@ pub struct Config {
     ///
     /// In 2025-06-18 and 2025-11-25 the client sends `logging/setLevel` itself right after
     /// `notifications/initialized`, where the server declared `logging` (nothing is asked of
-    /// one that did not, nor while [`Limits::requests_in_flight`] requests are out). Its
+    /// one that did not, nor while [`Limits::requests_in_flight`] requests are out); over
+    /// Streamable HTTP, which keeps no order between requests, nothing else goes out until
+    /// it is answered, so the session's first request is told at that level. Its
     /// answer is not an event: a server that refuses it sends what it sends, and each
     /// message names its level. An HTTP session the client renews after a 404 is asked
     /// again, at the level [`Client::set_log_level`] last asked for if it did. In

@@ -536,7 +536,7 @@ impl HttpSession {
     fn pump(&mut self) {
         self.drop_unneeded_stream();
         loop {
-            if !self.holding() && !self.held.is_empty() {
+            if self.releasing() {
                 for (sent, body) in core::mem::take(&mut self.held) {
                     self.route(sent, body);
                 }
@@ -577,6 +577,14 @@ impl HttpSession {
                 self.post(sent, body);
                 return;
             }
+            // The level the session is to have goes first and alone, once the session is
+            // open; what follows waits for its answer.
+            Sent::Request { id, .. }
+                if !self.opening_session() && self.client.leveling_request() == Some(id) =>
+            {
+                self.post(sent, body);
+                return;
+            }
             Sent::Notification(Notice::Initialized) => {
                 // The session is open (again) once the server has taken this; what waits
                 // goes out after that.
@@ -595,12 +603,30 @@ impl HttpSession {
         }
     }
 
-    /// Whether messages wait: for a renewed session, or for the server to take
-    /// `notifications/initialized`.
+    /// Whether messages wait: for a renewed session, for the server to take
+    /// `notifications/initialized`, or for its answer to the `logging/setLevel` the client
+    /// sent itself after the handshake.
     fn holding(&self) -> bool {
+        self.opening_session() || self.client.leveling_request().is_some()
+    }
+
+    /// Whether messages wait for the session to be open: renewed, and its
+    /// `notifications/initialized` taken.
+    fn opening_session(&self) -> bool {
         self.renewal == Renewal::Renewing
             || self.opening.is_some()
             || matches!(self.sse.stage, Stage::Asked { .. })
+    }
+
+    /// Whether the messages held may go (or, the session open, the client's own
+    /// `logging/setLevel` among them, the rest held again behind it).
+    fn releasing(&self) -> bool {
+        let leveling = self.client.leveling_request();
+        let level_held = self
+            .held
+            .iter()
+            .any(|(sent, _)| matches!(sent, Sent::Request { id, .. } if Some(*id) == leveling));
+        !self.held.is_empty() && !self.opening_session() && (leveling.is_none() || level_held)
     }
 
     /// The revision `sent`'s headers name, if any.
@@ -1022,7 +1048,7 @@ impl HttpSession {
         };
         let version = self.client.connection().map(|c| c.version);
         let legacy = version.is_some_and(|v| v.era() == Era::Stateful);
-        if !legacy || !matches!(self.listen, Listen::Idle) || self.holding() {
+        if !legacy || !matches!(self.listen, Listen::Idle) || self.opening_session() {
             return;
         }
         let exchange = self.new_exchange();
