@@ -215,6 +215,22 @@ fn a_configured_level_is_asked_after_the_handshake_and_its_answer_is_no_event() 
     pair.reply(&text_reply(call_id, "2"));
     assert_eq!(pair.finished(call).unwrap().text(), "2");
 
+    // It takes no room of the application's: with room for one request, one may start.
+    let mut config = Pair::config(
+        ProtocolChoice::Pinned(ProtocolVersion::V2025_06_18),
+        &["word_count"],
+    );
+    config.log_level = Some(LogLevel::Notice);
+    config.limits.requests_in_flight = 1;
+    let mut narrow = Pair::handshake_2025_06_18(config, LOGGING);
+    assert_eq!(narrow.last_sent()["method"], "logging/setLevel");
+    let listing = narrow.client.list_tools(narrow.now).map(|op| op.id());
+    assert!(listing.is_ok(), "{listing:?}");
+    assert!(matches!(
+        narrow.client.list_tools(narrow.now).map(|op| op.id()),
+        Err(Misuse::TooManyInFlight { limit: 1 })
+    ));
+
     // Refused, or never answered: the session goes on, no event.
     let mut pair = configured(LOGGING);
     let id = pair.last_id();

@@ -116,7 +116,7 @@ pub struct Config {
     ///
     /// In 2025-06-18 and 2025-11-25 the client sends `logging/setLevel` itself right after
     /// `notifications/initialized`, where the server declared `logging` (nothing is asked of
-    /// one that did not, nor while [`Limits::requests_in_flight`] requests are out); over
+    /// one that did not; the request is not counted in [`Limits::requests_in_flight`]); over
     /// Streamable HTTP, which keeps no order between requests, nothing else goes out until
     /// it is answered, so the session's first request is told at that level. Its
     /// answer is not an event: a server that refuses it sends what it sends, and each

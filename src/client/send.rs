@@ -32,7 +32,9 @@ impl Client {
     pub(super) fn ready(&self) -> Result<&Session, Misuse> {
         let session = self.session()?;
         let limit = self.config.limits.requests_in_flight;
-        if self.requests.len() >= limit {
+        // The level the client asks for itself takes no room of the application's.
+        let own = usize::from(self.leveling_request().is_some());
+        if self.requests.len().saturating_sub(own) >= limit {
             return Err(Misuse::TooManyInFlight { limit });
         }
         Ok(session)
