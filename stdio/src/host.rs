@@ -8,7 +8,7 @@ use std::time::Duration;
 use mcp_sansio::{
     Allowlist, CallOptions, CallToolResult, Catalog, Config, Connected, ErrorCode, Event, ListKind,
     LogLevel, OpId, RawObject, Reply, Responder, Root, RpcError, ServerNotification, ServerRequest,
-    Subscription,
+    Subscription, Watcher,
 };
 use mcp_sansio_host::{
     IndexedPalette, Observation, Palette, PaletteConfig, PaletteError, Provider,
@@ -470,6 +470,21 @@ impl Host {
         Ok(())
     }
 
+    /// Has `watcher` see everything server `id` says as the host hears it, while a call
+    /// waits (see [`StdioClient::set_watcher`]): a long call's progress and the server's log
+    /// messages as they come. Each is still kept for [`take_events`](Host::take_events).
+    ///
+    /// # Errors
+    /// [`HostError::UnknownServer`] if no server of that id is in the host.
+    pub fn set_watcher(
+        &mut self,
+        id: &str,
+        watcher: impl Watcher + 'static,
+    ) -> Result<(), HostError> {
+        self.link_of(id)?.set_watcher(watcher);
+        Ok(())
+    }
+
     /// Asks server `id` for its log messages at `level` and above
     /// ([`Client::set_log_level`](mcp_sansio::Client::set_log_level)): `logging/setLevel`,
     /// awaited, in a handshake revision; in 2026-07-28 the level goes with each request from
@@ -723,6 +738,13 @@ impl Link {
         match self {
             Link::Process(client) => client.set_responder(responder),
             Link::Http(client) => client.set_responder(responder),
+        }
+    }
+
+    fn set_watcher(&mut self, watcher: impl Watcher + 'static) {
+        match self {
+            Link::Process(client) => client.set_watcher(watcher),
+            Link::Http(client) => client.set_watcher(watcher),
         }
     }
 

@@ -227,7 +227,17 @@ fn a_blocking_host_hears_each_server_at_its_own_level() {
     assert_eq!(heard(&mut host), Vec::<String>::new());
     host.set_log_level("old", LogLevel::Info).unwrap();
     host.set_log_level("new", LogLevel::Debug).unwrap();
+    // A watcher on one server sees its messages as they come; they are kept all the same.
+    let watched = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = std::sync::Arc::clone(&watched);
+    host.set_watcher("new", move |event: &Event| {
+        if matches!(event, Event::Notification(ServerNotification::Log { .. })) {
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+    .unwrap();
     call_each(&mut host);
+    assert_eq!(watched.load(std::sync::atomic::Ordering::Relaxed), 2);
     assert_eq!(
         heard(&mut host),
         [
