@@ -443,7 +443,9 @@ fn steps_logged(lines: usize) -> Vec<String> {
 /// it declares no `logging`; in the handshake revisions neither Python SDK declares
 /// `logging` (each logs every level unasked, above), so neither is asked, and nothing is
 /// sent; the TypeScript reference server declares it and says yes to `logging/setLevel`.
-/// Through mcp-call too, whose `--log-level` prints what comes at that level and above.
+/// A level configured (`Config::log_level`) is asked by the client itself, over stdio and
+/// over HTTP. Through the blocking host, which hands on what each server says, tagged; and
+/// through mcp-call, whose `--log-level` prints what comes at that level and above.
 #[test]
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn a_level_asked_for_reaches_each_server_as_it_can_take_one() {
@@ -493,6 +495,41 @@ fn a_level_asked_for_reaches_each_server_as_it_can_take_one() {
     assert!(connected.capabilities.logging, "{connected:?}");
     ask(&mut server, LogLevel::Error).unwrap().unwrap();
     closed(peer, server);
+
+    // A level configured is asked by the client itself after the handshake, where the server
+    // declared logging, and over HTTP nothing else goes out before its answer: server-
+    // everything takes it over stdio and over HTTP with event-stream replies, and the session
+    // goes on; the Python SDK 1.x, which declared none, is not asked. No event says so.
+    let no_op_of_its_own = |events: Vec<Event>| {
+        let ended: Vec<&Event> = events
+            .iter()
+            .filter(|e| matches!(e, Event::Finished { .. }))
+            .collect();
+        assert!(ended.is_empty(), "{ended:?}");
+    };
+    let configured = |peer: Peer| {
+        let mut config = config(peer, ProtocolChoice::Stateful);
+        config.log_level = Some(LogLevel::Debug);
+        config
+    };
+    for peer in [Peer::Everything, Peer::Python1] {
+        let (mut server, connected) = called(peer, &peer.command(), configured(peer));
+        assert_eq!(connected.capabilities.logging, peer == Peer::Everything);
+        no_op_of_its_own(server.take_events());
+        closed(peer, server);
+    }
+    let everything = HttpPeer::start(Peer::Everything, Served::Events);
+    let mut client = HttpClient::new(&everything.url, configured(Peer::Everything)).unwrap();
+    client.connect().unwrap();
+    let catalog = client.list_tools().unwrap();
+    call_and_refuse(
+        Peer::Everything,
+        &catalog,
+        |name, arguments| client.call_tool(name, arguments),
+        |e| matches!(e, HttpClientError::Mcp(Error::Misuse(_))),
+    );
+    no_op_of_its_own(client.take_events());
+    client.close();
 
     // The blocking host asks each as it can take one, and hands on what each says, tagged
     // with its id: the 2026-07-28 server what was asked for, the other what it says unasked.
