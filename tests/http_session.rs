@@ -550,6 +550,41 @@ fn nothing_goes_out_before_the_level_the_client_asks_for_itself_is_answered() {
     assert!(h.events.is_empty(), "{:?}", h.events);
 }
 
+/// A server that never answers the level holds the session's requests no longer than a
+/// probe's silence (`Config::probe_timeout`, 2 s): then the level's request is given up,
+/// unseen, and what waited goes, its own deadline still ahead of it.
+#[test]
+fn a_level_never_answered_holds_the_session_no_longer_than_a_probe() {
+    let mut server = LegacyServer::new();
+    server.logging = true;
+    let mut configured = config(ProtocolChoice::Stateful);
+    configured.log_level = Some(LogLevel::Info);
+    let mut h = Harness::new(configured);
+    let connect = h.http.client_mut().connect(h.now).unwrap();
+    let mut silent = |r: &HttpRequest| {
+        if rpc_method(r) == "logging/setLevel" {
+            return None;
+        }
+        server.reply(r)
+    };
+    h.run(&mut silent);
+    h.outcome(connect).unwrap();
+    let list = h.http.client_mut().list_tools(h.now).unwrap();
+    let listed = |h: &Harness| h.methods().iter().any(|m| m == "tools/list");
+    for ms in [0, 1999] {
+        h.now = Instant::ZERO.saturating_add(Duration::from_millis(ms));
+        h.http.handle_timeout(h.now);
+        h.run(&mut silent);
+        assert!(!listed(&h), "at {ms} ms");
+    }
+    h.now = Instant::ZERO.saturating_add(Duration::from_secs(2));
+    h.http.handle_timeout(h.now);
+    h.run(&mut silent);
+    assert!(listed(&h));
+    assert_eq!(h.outcome(list).unwrap().tools().len(), 1);
+    assert!(h.events.is_empty(), "{:?}", h.events);
+}
+
 #[test]
 fn a_second_404_in_a_row_fails_instead_of_looping() {
     let mut server = LegacyServer::new();

@@ -229,18 +229,25 @@ impl Client {
                 capability: "logging",
             });
         }
-        let op = self.ask_level(level, now)?;
+        let op = self.ask_level(level, now, CallOptions::new())?;
         // Asked for again if the session is renewed.
         self.log_level = Some(level);
         Ok(op)
     }
 
-    /// Sends `logging/setLevel` for `level` (a handshake revision's).
-    pub(super) fn ask_level(&mut self, level: LogLevel, now: Instant) -> Result<Op<()>, Misuse> {
-        self.start(
+    /// Sends `logging/setLevel` for `level` (a handshake revision's), waiting as `options`
+    /// say.
+    pub(super) fn ask_level(
+        &mut self,
+        level: LogLevel,
+        now: Instant,
+        options: CallOptions,
+    ) -> Result<Op<()>, Misuse> {
+        self.start_waiting(
             Operation::Acknowledged(Acknowledged),
             Method::SetLevel,
             now,
+            options,
             |params| params.string("level", level.as_str()),
         )
     }

@@ -70,7 +70,9 @@ pub struct Config {
     pub catalog_policy: CatalogPolicy,
     /// How long the `server/discover` probe of [`ProtocolChoice::Auto`] waits before taking
     /// silence for a stateful server. Default: 2 s. It never takes more than half of the
-    /// handshake's deadline, so the fallback to `initialize` always has time.
+    /// handshake's deadline, so the fallback to `initialize` always has time. It is also the
+    /// longest the client's own `logging/setLevel` after a handshake
+    /// ([`log_level`](Self::log_level)) waits for its answer.
     pub probe_timeout: Duration,
     /// Over Streamable HTTP in 2026-07-28, whether a `tools/call` whose reply stream broke or
     /// ended before its answer is sent again under a new id. Default: `false`, and the call
@@ -118,8 +120,9 @@ pub struct Config {
     /// `notifications/initialized`, where the server declared `logging` (nothing is asked of
     /// one that did not; the request is not counted in [`Limits::requests_in_flight`]); over
     /// Streamable HTTP, which keeps no order between requests, nothing else goes out until
-    /// it is answered, so the session's first request is told at that level. Its
-    /// answer is not an event: a server that refuses it sends what it sends, and each
+    /// it is answered, so the session's first request is told at that level; it waits
+    /// [`probe_timeout`](Self::probe_timeout) at most, so a server that never answers it
+    /// holds the session no longer. Its answer is not an event: a server that refuses it sends what it sends, and each
     /// message names its level. An HTTP session the client renews after a 404 is asked
     /// again, at the level [`Client::set_log_level`] last asked for if it did. In
     /// 2026-07-28 every request but `server/discover` carries the level in its `_meta`.
@@ -620,7 +623,17 @@ impl Client {
                 && connected.capabilities.logging
         });
         if let Some(level) = asking {
-            self.leveling = self.ask_level(level, self.now).ok().map(|op| op.id());
+            // It holds the session's other requests over HTTP: a server slow to answer it
+            // holds them no longer than a probe's silence.
+            let wait = self
+                .config
+                .probe_timeout
+                .min(self.config.limits.operation_timeout);
+            let options = CallOptions::new().timeout(wait);
+            self.leveling = self
+                .ask_level(level, self.now, options)
+                .ok()
+                .map(|op| op.id());
         }
     }
 

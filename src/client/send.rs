@@ -114,7 +114,7 @@ impl Client {
     }
 
     /// [`start`](Self::start), the operation waiting as `options` say.
-    fn start_waiting<T>(
+    pub(super) fn start_waiting<T>(
         &mut self,
         operation: Operation,
         method: Method,
