@@ -118,14 +118,15 @@ pub struct Config {
     ///
     /// In 2025-06-18 and 2025-11-25 the client sends `logging/setLevel` itself right after
     /// `notifications/initialized`, where the server declared `logging` (nothing is asked of
-    /// one that did not; the request is not counted in [`Limits::requests_in_flight`]); over
+    /// one that did not; the request is not counted in [`Limits::requests_in_flight`]). Over
     /// Streamable HTTP, which keeps no order between requests, nothing else goes out until
     /// it is answered, so the session's first request is told at that level; it waits
     /// [`probe_timeout`](Self::probe_timeout) at most, so a server that never answers it
-    /// holds the session no longer. Its answer is not an event: a server that refuses it sends what it sends, and each
-    /// message names its level. An HTTP session the client renews after a 404 is asked
-    /// again, at the level [`Client::set_log_level`] last asked for if it did. In
-    /// 2026-07-28 every request but `server/discover` carries the level in its `_meta`.
+    /// holds the session no longer. Its answer is not an event: a server that refuses it
+    /// sends what it sends, and each message names its level. An HTTP session the client
+    /// renews after a 404 is asked again, at the level [`Client::set_log_level`] last asked
+    /// for if it did. In 2026-07-28 every request but `server/discover` carries the level
+    /// in its `_meta`.
     pub log_level: Option<LogLevel>,
 }
 
@@ -615,8 +616,8 @@ impl Client {
             connected: connected.clone(),
             meta,
         });
-        // A `logging/setLevel` of the client's own that the server refused for the session it
-        // renewed is sent again in the new one, and asks for the level there.
+        // One of the client's own still in flight (the request an expired session refused,
+        // carried into the renewed one) asks for the level there: no second is sent.
         let asking = self.log_level.filter(|_| {
             self.leveling.is_none()
                 && connected.version.era() == Era::Stateful
