@@ -73,10 +73,11 @@ pub struct Limits {
     /// Each costs a table entry and a deadline; an application that queues more is refused
     /// with [`Misuse::TooManyInFlight`](crate::Misuse::TooManyInFlight), before anything is
     /// sent. The one `logging/setLevel` the client sends itself after a handshake
-    /// ([`Config::log_level`](crate::Config::log_level)) is not counted. Over Streamable HTTP, where every message is an exchange of its own (answers to
-    /// the server's requests and notifications too), an [`HttpSession`](crate::HttpSession)
-    /// keeps at most twice this many exchanges open (at least two); what the client queues
-    /// past that waits in it, under [`unsent_bytes`](Self::unsent_bytes).
+    /// ([`Config::log_level`](crate::Config::log_level)) is not counted. Over Streamable
+    /// HTTP, where every message is an exchange of its own (answers to the server's
+    /// requests and notifications too), an [`HttpSession`](crate::HttpSession) keeps at most
+    /// twice this many exchanges open (at least two); what the client queues past that waits
+    /// in it, under [`unsent_bytes`](Self::unsent_bytes).
     pub requests_in_flight: usize,
     /// How many abandoned request ids (timed out or cancelled) are remembered, so that their
     /// late answers are recognised as late. Default: 256.

@@ -509,26 +509,32 @@ fn a_renewed_session_is_asked_again_for_the_log_level() {
 /// HTTP keeps no order between requests: the level the client asks for itself after the
 /// handshake goes out alone, and nothing else goes until it is answered, so the session's
 /// first request is already told at that level.
-#[test]
-fn nothing_goes_out_before_the_level_the_client_asks_for_itself_is_answered() {
-    let mut server = LegacyServer::new();
+/// A client configured to ask for `info`, connected at time zero to `server`, which
+/// declares logging and is given the level's request without answering it; that request.
+fn connected_with_the_level_unanswered(server: &mut LegacyServer) -> (Harness, HttpRequest) {
     server.logging = true;
     let mut configured = config(ProtocolChoice::Stateful);
     configured.log_level = Some(LogLevel::Info);
     let mut h = Harness::new(configured);
     let connect = h.http.client_mut().connect(h.now).unwrap();
-    let mut unanswered = Vec::new();
-    let mut all_but_the_level = |r: &HttpRequest| {
-        if rpc_method(r) == "logging/setLevel" {
-            unanswered.push(r.clone());
-            return None;
-        }
-        server.reply(r)
-    };
-    h.run(&mut all_but_the_level);
+    h.run(&mut all_but_the_level(server));
     h.outcome(connect).unwrap();
+    let level = h.log.iter().find(|r| rpc_method(r) == "logging/setLevel");
+    let level = level.expect("the level was asked for").clone();
+    (h, level)
+}
+
+/// `server`'s replies to everything but `logging/setLevel`, which gets none.
+fn all_but_the_level(server: &mut LegacyServer) -> impl FnMut(&HttpRequest) -> Option<Reply> + '_ {
+    |r| (rpc_method(r) != "logging/setLevel").then(|| server.reply(r))?
+}
+
+#[test]
+fn nothing_goes_out_before_the_level_the_client_asks_for_itself_is_answered() {
+    let mut server = LegacyServer::new();
+    let (mut h, level) = connected_with_the_level_unanswered(&mut server);
     let list = h.http.client_mut().list_tools(h.now).unwrap();
-    h.run(&mut all_but_the_level);
+    h.run(&mut all_but_the_level(&mut server));
     let posted =
         |h: &Harness| -> Vec<String> { h.methods().into_iter().filter(|m| m != "GET").collect() };
     assert_eq!(
@@ -539,10 +545,7 @@ fn nothing_goes_out_before_the_level_the_client_asks_for_itself_is_answered() {
             "logging/setLevel"
         ]
     );
-    let [level] = &unanswered[..] else {
-        panic!("{unanswered:?}")
-    };
-    let reply = server.reply(level).unwrap();
+    let reply = server.reply(&level).unwrap();
     h.feed(level.exchange, &reply);
     h.run(&mut |r| server.reply(r));
     h.outcome(list).unwrap();
@@ -556,19 +559,8 @@ fn nothing_goes_out_before_the_level_the_client_asks_for_itself_is_answered() {
 #[test]
 fn a_level_never_answered_holds_the_session_no_longer_than_a_probe() {
     let mut server = LegacyServer::new();
-    server.logging = true;
-    let mut configured = config(ProtocolChoice::Stateful);
-    configured.log_level = Some(LogLevel::Info);
-    let mut h = Harness::new(configured);
-    let connect = h.http.client_mut().connect(h.now).unwrap();
-    let mut silent = |r: &HttpRequest| {
-        if rpc_method(r) == "logging/setLevel" {
-            return None;
-        }
-        server.reply(r)
-    };
-    h.run(&mut silent);
-    h.outcome(connect).unwrap();
+    let (mut h, _) = connected_with_the_level_unanswered(&mut server);
+    let mut silent = all_but_the_level(&mut server);
     let list = h.http.client_mut().list_tools(h.now).unwrap();
     let listed = |h: &Harness| h.methods().iter().any(|m| m == "tools/list");
     for ms in [0, 1999] {

@@ -262,7 +262,8 @@ pub struct Client {
     /// `_meta`, and asked for again in a renewed session of a handshake revision.
     log_level: Option<LogLevel>,
     /// The `logging/setLevel` the client sent itself after a handshake, which no command
-    /// started: its end is not an event.
+    /// started: its end is not an event. `Some` exactly while its request is in the table,
+    /// as every way out of the table ends the operation (`finish`, or a failed connection).
     leveling: Option<OpId>,
 }
 

@@ -33,7 +33,7 @@ impl Client {
         let session = self.session()?;
         let limit = self.config.limits.requests_in_flight;
         // The level the client asks for itself takes no room of the application's.
-        let own = usize::from(self.leveling_request().is_some());
+        let own = usize::from(self.leveling.is_some());
         if self.requests.len().saturating_sub(own) >= limit {
             return Err(Misuse::TooManyInFlight { limit });
         }

@@ -621,12 +621,15 @@ impl HttpSession {
     /// Whether the messages held may go (or, the session open, the client's own
     /// `logging/setLevel` among them, the rest held again behind it).
     fn releasing(&self) -> bool {
-        let leveling = self.client.leveling_request();
-        let level_held = self
-            .held
+        if self.held.is_empty() || self.opening_session() {
+            return false;
+        }
+        let Some(leveling) = self.client.leveling_request() else {
+            return true;
+        };
+        self.held
             .iter()
-            .any(|(sent, _)| matches!(sent, Sent::Request { id, .. } if Some(*id) == leveling));
-        !self.held.is_empty() && !self.opening_session() && (leveling.is_none() || level_held)
+            .any(|(sent, _)| matches!(sent, Sent::Request { id, .. } if *id == leveling))
     }
 
     /// The revision `sent`'s headers name, if any.

@@ -268,6 +268,20 @@ fn called(
     (server, connected)
 }
 
+/// [`called`] over Streamable HTTP: connects `client`, lists, calls `peer`'s tool and has a
+/// tool not allowed refused; returns the client, still connected, and what it connected to.
+fn http_called(peer: Peer, mut client: HttpClient) -> (HttpClient, mcp_sansio::Connected) {
+    let connected = client.connect().unwrap();
+    let catalog = client.list_tools().unwrap();
+    call_and_refuse(
+        peer,
+        &catalog,
+        |name, arguments| client.call_tool(name, arguments),
+        |e| matches!(e, HttpClientError::Mcp(Error::Misuse(_))),
+    );
+    (client, connected)
+}
+
 /// Closes `server` and checks that its whole process group is gone.
 fn closed(peer: Peer, server: StdioClient) {
     let pgid = server.pid();
@@ -519,15 +533,8 @@ fn a_level_asked_for_reaches_each_server_as_it_can_take_one() {
         closed(peer, server);
     }
     let everything = HttpPeer::start(Peer::Everything, Served::Events);
-    let mut client = HttpClient::new(&everything.url, configured(Peer::Everything)).unwrap();
-    client.connect().unwrap();
-    let catalog = client.list_tools().unwrap();
-    call_and_refuse(
-        Peer::Everything,
-        &catalog,
-        |name, arguments| client.call_tool(name, arguments),
-        |e| matches!(e, HttpClientError::Mcp(Error::Misuse(_))),
-    );
+    let client = HttpClient::new(&everything.url, configured(Peer::Everything)).unwrap();
+    let (mut client, _) = http_called(Peer::Everything, client);
     no_op_of_its_own(client.take_events());
     client.close();
 
@@ -1109,15 +1116,8 @@ impl HttpPeer {
                 other => panic!("{peer:?} {protocol:?}: {other:?}"),
             }
         };
-        let connected = server.connect().unwrap();
+        let (server, connected) = http_called(peer, server);
         assert_eq!(connected.version, version, "{peer:?} {protocol:?}");
-        let catalog = server.list_tools().unwrap();
-        call_and_refuse(
-            peer,
-            &catalog,
-            |name, arguments| server.call_tool(name, arguments),
-            |e| matches!(e, HttpClientError::Mcp(Error::Misuse(_))),
-        );
         server.close();
     }
 
@@ -2440,15 +2440,7 @@ fn the_python_sdk_s_oauth_is_followed_from_its_401_to_a_token_bound_to_the_serve
     for protocol in [ProtocolChoice::Auto, ProtocolChoice::Stateful] {
         let mut client = HttpClient::new(&server.url, guarded(protocol)).unwrap();
         client.session().set_authorization(Some(&authorized.token));
-        client.connect().unwrap();
-        let catalog = client.list_tools().unwrap();
-        call_and_refuse(
-            Peer::Guarded,
-            &catalog,
-            |name, arguments| client.call_tool(name, arguments),
-            |e| matches!(e, HttpClientError::Mcp(Error::Misuse(_))),
-        );
-        client.close();
+        http_called(Peer::Guarded, client).0.close();
     }
     let bearer = authorized.token.header_value();
     let header = ("Authorization", bearer.as_str());
