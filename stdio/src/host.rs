@@ -471,8 +471,9 @@ impl Host {
     }
 
     /// Has `watcher` see everything server `id` says as the host hears it, while a call
-    /// waits (see [`StdioClient::set_watcher`]): a long call's progress and the server's log
-    /// messages as they come. Each is still kept for [`take_events`](Host::take_events).
+    /// waits (see [`StreamClient::set_watcher`](crate::StreamClient::set_watcher)): a long
+    /// call's progress and the server's log messages as they come. Each is still kept for
+    /// [`take_events`](Host::take_events).
     ///
     /// # Errors
     /// [`HostError::UnknownServer`] if no server of that id is in the host.

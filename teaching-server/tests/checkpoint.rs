@@ -19,7 +19,7 @@ use mcp_sansio_stdio::{StderrMode, StdioClient, StdioError};
 
 mod common;
 
-use common::{args, config, process_exists, words, Server, DEADLINE, SLACK};
+use common::{args, config, mcp, process_exists, words, Server, DEADLINE, SLACK};
 
 /// Connected and listed, in `mode`.
 fn ready(server: &Server, mode: &str, allowed: &[&str]) -> StdioClient {
@@ -27,13 +27,6 @@ fn ready(server: &Server, mode: &str, allowed: &[&str]) -> StdioClient {
     client.connect().unwrap();
     client.list_tools().unwrap();
     client
-}
-
-fn mcp(result: Result<impl std::fmt::Debug, StdioError>) -> Error {
-    match result {
-        Err(StdioError::Mcp(e)) => e,
-        other => panic!("expected a protocol-level error, got {other:?}"),
-    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! What the tests that run the teaching server as a process share: a server with its own
 //! folder and call log, and the client's configuration.
 
-#![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
+#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -108,6 +108,17 @@ pub fn config(allowed: &[&str]) -> Config {
     config.limits = Limits::teaching();
     config.limits.operation_timeout = DEADLINE;
     config
+}
+
+/// The protocol's own error inside a blocking driver's failure; any other outcome fails the
+/// test.
+pub fn mcp(
+    result: Result<impl std::fmt::Debug, mcp_sansio_stdio::StdioError>,
+) -> mcp_sansio::Error {
+    match result {
+        Err(mcp_sansio_stdio::StdioError::Mcp(e)) => e,
+        other => panic!("expected a protocol-level error, got {other:?}"),
+    }
 }
 
 pub fn args(json: &str) -> RawObject {
