@@ -2,6 +2,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
+use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::process::ExitStatus;
 use std::time::Duration;
 
@@ -16,9 +18,10 @@ use mcp_sansio_host::{
 use mcp_sansio_http::{HttpClient, HttpClientError};
 use serde_json::Value;
 
-use crate::{ServerCommand, StdioClient, StdioError};
+use crate::{ServerCommand, StdioClient, StdioError, StreamClient};
 
-/// Where a [`Host`]'s server is: a process the host starts, or an endpoint it reaches.
+/// Where a [`Host`]'s server is: a process the host starts, an endpoint it reaches, or a
+/// stream the application opened itself.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ServerAt {
@@ -33,6 +36,17 @@ pub enum ServerAt {
         /// Headers of the application's (a bearer token), sent with every request to this
         /// URL and nowhere else: redirects are not followed.
         headers: Vec<(String, String)>,
+    },
+    /// A server the application reached itself over a byte stream (the two halves of a
+    /// socket, the pipes of a process it started), speaking newline-framed JSON-RPC: read
+    /// from `reader`, written to `writer`, both set non-blocking (see [`StreamClient`]).
+    /// Removing or closing it closes both; anything more that ends the server (a process, a
+    /// socket's peer) is the application's.
+    Stream {
+        /// Where the server's messages are read.
+        reader: OwnedFd,
+        /// Where the client's messages are written.
+        writer: OwnedFd,
     },
 }
 
@@ -75,6 +89,25 @@ impl HostServer {
                     .iter()
                     .map(|&(name, value)| (name.to_owned(), value.to_owned()))
                     .collect(),
+            },
+            config,
+        }
+    }
+
+    /// Server `id`, reached by the application itself over `reader` and `writer` (a
+    /// `UnixStream` and its `try_clone`, a `TcpStream`, a child's stdout and stdin), spoken
+    /// to under `config`.
+    pub fn stream(
+        id: impl Into<String>,
+        reader: impl Into<OwnedFd>,
+        writer: impl Into<OwnedFd>,
+        config: Config,
+    ) -> Self {
+        HostServer {
+            id: id.into(),
+            at: ServerAt::Stream {
+                reader: reader.into(),
+                writer: writer.into(),
             },
             config,
         }
@@ -136,8 +169,8 @@ impl HostEvent {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum HostError {
-    /// A server the host started: starting it, the handshake or the listing failed, or it
-    /// went away.
+    /// A server the host started, or one over the application's stream: starting it, the
+    /// handshake or the listing failed, or it went away.
     Stdio(StdioError),
     /// A server at a URL: its address or headers are invalid, it could not be reached, or
     /// the handshake, the listing or the session failed.
@@ -149,7 +182,8 @@ pub enum HostError {
         /// The id asked for.
         id: String,
     },
-    /// A token was given for a server the host started, which is not reached over HTTP.
+    /// A token was given for a server the host started or reaches over a stream, which is
+    /// not reached over HTTP.
     NotHttp {
         /// The server's id.
         id: String,
@@ -205,7 +239,8 @@ impl HostError {
 }
 
 /// Many servers, one palette: local ones each started in its own process group, remote ones
-/// reached over Streamable HTTP, each call routed to the server behind its tool. Every
+/// reached over Streamable HTTP, others the application reached itself over a byte stream
+/// ([`HostServer::stream`]), each call routed to the server behind its tool. Every
 /// process group is ended on [`close`](Host::close) or drop; every HTTP session that has an
 /// id is ended (`DELETE`) on [`close`](Host::close) (a drop only lets it go).
 ///
@@ -330,7 +365,7 @@ impl Host {
     ///
     /// # Errors
     /// [`HostError::DuplicateId`] if a server of that id is already in the host (nothing is
-    /// started); otherwise why the server could not start, connect or join the palette, after
+    /// started, and a stream given is closed unwritten); otherwise why the server could not start, connect or join the palette, after
     /// which it is ended and the host is as it was.
     pub fn add(&mut self, server: HostServer) -> Result<(), HostError> {
         if self.servers.contains_key(&server.id) {
@@ -342,7 +377,7 @@ impl Host {
 
     /// Ends server `id` and takes its tools out of the palette (and out of what the model
     /// was shown by a search): a local server's process group is given `grace` to exit after
-    /// its input closes, a remote one's session is ended. `None` if no server of that id is
+    /// its input closes, a remote one's session is ended, the application's stream closed. `None` if no server of that id is
     /// in the host; otherwise how it ended, as [`close`](Host::close) says it. The others go
     /// on, and a server of the same id may be added again.
     pub fn remove(
@@ -406,7 +441,8 @@ impl Host {
         self.palette.hide_all();
     }
 
-    /// The process id of server `id`, while it is in the host and if the host started it.
+    /// The process id of server `id`, while it is in the host and if the host started it
+    /// (`None` for a server over HTTP or the application's stream).
     pub fn pid(&self, id: &str) -> Option<u32> {
         self.servers.get(id).and_then(|server| server.link.pid())
     }
@@ -419,10 +455,9 @@ impl Host {
     /// [`HostError::UnknownServer`] if no server of that id is in the host; the client's
     /// refusal ([`Client::set_roots`](mcp_sansio::Client::set_roots)), or a pipe that failed.
     pub fn set_roots(&mut self, id: &str, roots: Vec<Root>) -> Result<(), HostError> {
-        match self.link_of(id)? {
-            Link::Process(client) => client.set_roots(roots).map_err(HostError::Stdio),
-            Link::Http(client) => client.set_roots(roots).map_err(HostError::Http),
-        }
+        on_link!(self.link_of(id)?, |client, fail| client
+            .set_roots(roots)
+            .map_err(fail))
     }
 
     /// Sends `token` to HTTP server `id` with every request from now on (see
@@ -432,14 +467,14 @@ impl Host {
     ///
     /// # Errors
     /// [`HostError::UnknownServer`] if no server of that id is in the host, and
-    /// [`HostError::NotHttp`] for a server the host started.
+    /// [`HostError::NotHttp`] for a server the host started or reaches over a stream.
     pub fn set_authorization(
         &mut self,
         id: &str,
         token: Option<&mcp_sansio::auth::Token>,
     ) -> Result<(), HostError> {
         match self.link_of(id)? {
-            Link::Process(_) => Err(HostError::NotHttp { id: id.to_owned() }),
+            Link::Process(_) | Link::Stream(_) => Err(HostError::NotHttp { id: id.to_owned() }),
             Link::Http(client) => {
                 client.session().set_authorization(token);
                 Ok(())
@@ -645,8 +680,8 @@ impl Host {
     }
 
     /// Ends every server: a local one's process group (given `grace` to exit after its input
-    /// closes), a remote one's session (`DELETE` where it has one). Says how each ended: a
-    /// local server's exit status, `None` for a remote one.
+    /// closes), a remote one's session (`DELETE` where it has one), the application's stream
+    /// (closed). Says how each ended: a local server's exit status, `None` for the others.
     pub fn close(self, grace: Duration) -> Vec<(String, Result<Option<ExitStatus>, StdioError>)> {
         self.servers
             .into_iter()
@@ -656,20 +691,49 @@ impl Host {
 }
 
 /// The transport a joined server is spoken to over (boxed: each client holds its buffers
-/// inline, and the two differ in size).
+/// inline, and they differ in size).
 #[derive(Debug)]
 enum Link {
     Process(Box<StdioClient>),
+    Stream(Box<StreamClient<File, File>>),
     Http(Box<HttpClient>),
 }
 
+/// `$body` with `$client` the link's client, whichever transport it is, and `$fail` the
+/// [`HostError`] variant its errors go in.
+macro_rules! on_link {
+    ($link:expr, |$client:ident, $fail:ident| $body:expr) => {
+        match $link {
+            Link::Process($client) => {
+                let $fail = HostError::Stdio;
+                $body
+            }
+            Link::Stream($client) => {
+                let $fail = HostError::Stdio;
+                $body
+            }
+            Link::Http($client) => {
+                let $fail = HostError::Http;
+                $body
+            }
+        }
+    };
+}
+use on_link;
+
 impl Link {
-    /// Starts the process, or makes the HTTP client (nothing is sent yet).
+    /// Starts the process, takes the application's stream, or makes the HTTP client
+    /// (nothing is sent yet).
     fn open(at: ServerAt, config: Config) -> Result<Link, HostError> {
         match at {
             ServerAt::Process(command) => StdioClient::spawn(&command, config)
                 .map(|client| Link::Process(Box::new(client)))
                 .map_err(HostError::Stdio),
+            ServerAt::Stream { reader, writer } => {
+                StreamClient::new(File::from(reader), File::from(writer), config)
+                    .map(|client| Link::Stream(Box::new(client)))
+                    .map_err(HostError::Stdio)
+            }
             ServerAt::Url { url, headers } => HttpClient::new(&url, config)
                 .and_then(|client| {
                     headers
@@ -684,10 +748,10 @@ impl Link {
     /// Connects, subscribes to the tool list's changes where that is how the server tells
     /// them ([`listen_for_changes`](Self::listen_for_changes)), and lists the tools.
     fn connect_and_list(&mut self) -> Result<(Catalog, Option<OpId>), HostError> {
-        match self {
-            Link::Process(client) => client.connect().map(drop).map_err(HostError::Stdio)?,
-            Link::Http(client) => client.connect().map(drop).map_err(HostError::Http)?,
-        }
+        on_link!(self, |client, fail| client
+            .connect()
+            .map(drop)
+            .map_err(fail))?;
         let listening = self.listen_for_changes();
         Ok((self.list_tools()?, listening))
     }
@@ -698,25 +762,18 @@ impl Link {
     /// listed again only when a call of the host's finds it changed (or the connection
     /// fails, which the next request reports).
     fn listen_for_changes(&mut self) -> Option<OpId> {
-        let connected = match self {
-            Link::Process(client) => client.client().connection(),
-            Link::Http(client) => client.client().connection(),
-        };
-        if !connected.is_some_and(Connected::tool_changes_need_subscription) {
-            return None;
-        }
-        let listening = match self {
-            Link::Process(client) => client.listen(&Subscription::tools()).ok(),
-            Link::Http(client) => client.listen(&Subscription::tools()).ok(),
-        };
-        listening.map(|l| l.op.id())
+        on_link!(self, |client, _fail| {
+            let connected = client.client().connection();
+            if !connected.is_some_and(Connected::tool_changes_need_subscription) {
+                return None;
+            }
+            let listening = client.listen(&Subscription::tools()).ok();
+            listening.map(|l| l.op.id())
+        })
     }
 
     fn list_tools(&mut self) -> Result<Catalog, HostError> {
-        match self {
-            Link::Process(client) => client.list_tools().map_err(HostError::Stdio),
-            Link::Http(client) => client.list_tools().map_err(HostError::Http),
-        }
+        on_link!(self, |client, fail| client.list_tools().map_err(fail))
     }
 
     fn call_tool(
@@ -725,92 +782,67 @@ impl Link {
         arguments: &RawObject,
         options: CallOptions,
     ) -> Result<CallToolResult, HostError> {
-        match self {
-            Link::Process(client) => client
-                .call_tool_with(tool, arguments, options)
-                .map_err(HostError::Stdio),
-            Link::Http(client) => client
-                .call_tool_with(tool, arguments, options)
-                .map_err(HostError::Http),
-        }
+        on_link!(self, |client, fail| client
+            .call_tool_with(tool, arguments, options)
+            .map_err(fail))
     }
 
     fn set_responder(&mut self, responder: impl Responder + 'static) {
-        match self {
-            Link::Process(client) => client.set_responder(responder),
-            Link::Http(client) => client.set_responder(responder),
-        }
+        on_link!(self, |client, _fail| client.set_responder(responder));
     }
 
     fn set_watcher(&mut self, watcher: impl Watcher + 'static) {
-        match self {
-            Link::Process(client) => client.set_watcher(watcher),
-            Link::Http(client) => client.set_watcher(watcher),
-        }
+        on_link!(self, |client, _fail| client.set_watcher(watcher));
     }
 
     /// Asks for log messages at `level` and above, and waits for the answer where there is
     /// one to wait for.
     fn set_log_level(&mut self, level: LogLevel) -> Result<(), HostError> {
-        match self {
-            Link::Process(client) => {
-                let now = client.now();
-                let op = client.client().set_log_level(level, now);
-                op.map_err(StdioError::from)
-                    .and_then(|op| client.run(op))
-                    .map_err(HostError::Stdio)
+        on_link!(self, |client, fail| {
+            let now = client.now();
+            match client.client().set_log_level(level, now) {
+                Ok(op) => client.run(op).map_err(fail),
+                Err(refused) => Err(fail(refused.into())),
             }
-            Link::Http(client) => {
-                let now = client.now();
-                let op = client.client().set_log_level(level, now);
-                op.map_err(HttpClientError::from)
-                    .and_then(|op| client.run(op))
-                    .map_err(HostError::Http)
-            }
-        }
+        })
     }
 
     /// The listing the last call made after a header mismatch (HTTP only).
     fn take_relisted(&mut self) -> Option<Catalog> {
         match self {
-            Link::Process(_) => None,
+            Link::Process(_) | Link::Stream(_) => None,
             Link::Http(client) => client.take_relisted(),
         }
     }
 
     fn take_events(&mut self) -> Vec<Event> {
-        match self {
-            Link::Process(client) => client.take_events(),
-            Link::Http(client) => client.take_events(),
-        }
+        on_link!(self, |client, _fail| client.take_events())
     }
 
     /// How many events the client dropped for want of room, in all.
     fn events_lost(&self) -> u64 {
-        match self {
-            Link::Process(client) => client.events_lost(),
-            Link::Http(client) => client.events_lost(),
-        }
+        on_link!(self, |client, _fail| client.events_lost())
     }
 
     /// The connection's failure, as this transport reports it.
     fn failed(&self, error: mcp_sansio::Error) -> HostError {
-        match self {
-            Link::Process(_) => HostError::Stdio(StdioError::Mcp(error)),
-            Link::Http(_) => HostError::Http(HttpClientError::Mcp(error)),
-        }
+        on_link!(self, |_client, fail| fail(error.into()))
     }
 
     fn pid(&self) -> Option<u32> {
         match self {
             Link::Process(client) => Some(client.pid()),
-            Link::Http(_) => None,
+            Link::Stream(_) | Link::Http(_) => None,
         }
     }
 
     fn close(self, grace: Duration) -> Result<Option<ExitStatus>, StdioError> {
         match self {
             Link::Process(client) => client.close(grace).map(Some),
+            Link::Stream(client) => {
+                drop(client);
+                Ok(None)
+            }
             Link::Http(client) => {
                 client.close();
                 Ok(None)

@@ -14,7 +14,7 @@ use mcp_sansio_stdio::{
 };
 
 mod common;
-use common::{Served, Server};
+use common::{OnSocket, Served, Server};
 
 fn teaching(id: &str, mode: &str, allow: &[&str]) -> HostServer {
     let command = ServerCommand::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
@@ -692,5 +692,107 @@ fn a_server_that_cannot_be_added_is_reported_and_the_host_is_unchanged() {
     assert_eq!(servers, ["stock"]);
     assert!(host.take_failures().is_empty());
     assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
+}
+
+/// A server the application reached itself over a socket is hosted as any other: its calls
+/// reach it, an id already taken is refused and the stream given closed unwritten, removing
+/// it closes its input (so it exits by itself), and one that dies leaves the host, reported.
+#[test]
+fn a_server_over_the_application_s_stream_is_hosted_as_any_other() {
+    use std::io::Read;
+    use std::os::unix::net::UnixStream;
+
+    let (local, socketed) = (Server::new("host-stream-l"), Server::new("host-stream"));
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let mut running = OnSocket::start(&socketed, "support", theirs.into());
+    let servers = [
+        HostServer::new(
+            "stock",
+            local.command("normal"),
+            common::config(&["word_count"]),
+        ),
+        HostServer::stream(
+            "socket",
+            ours.try_clone().unwrap(),
+            ours,
+            common::config(&["process_refund"]),
+        ),
+    ];
+    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    let routes: Vec<(&str, &str)> = host.palette().tools().map(|t| (t.name, t.server)).collect();
+    assert_eq!(
+        routes,
+        [("process_refund", "socket"), ("word_count", "stock")]
+    );
+    assert_eq!(
+        host.pid("socket"),
+        None,
+        "the host started no process for it"
+    );
+    assert_eq!(
+        host.call("process_refund", r#"{"order_id":"ORD-7","amount":3}"#)
+            .text(),
+        "refunded 3.00 on ORD-7"
+    );
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    let calls = socketed.calls();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0]["name"], "process_refund");
+    assert_eq!(calls[0]["arguments"]["order_id"], "ORD-7");
+    assert!(matches!(
+        host.set_authorization("socket", None),
+        Err(HostError::NotHttp { id }) if id == "socket"
+    ));
+
+    let (twin, mut peer) = UnixStream::pair().unwrap();
+    let taken = host.add(HostServer::stream(
+        "socket",
+        twin.try_clone().unwrap(),
+        twin,
+        common::config(&["process_refund"]),
+    ));
+    assert!(
+        matches!(&taken, Err(HostError::DuplicateId { id }) if id == "socket"),
+        "{taken:?}"
+    );
+    let mut written = Vec::new();
+    peer.read_to_end(&mut written).unwrap();
+    assert!(written.is_empty(), "{}", String::from_utf8_lossy(&written));
+
+    assert!(matches!(
+        host.remove("socket", DEFAULT_GRACE),
+        Some(Ok(None))
+    ));
+    assert!(running.exits().success(), "it saw the end of its input");
+    let servers: Vec<&str> = host.palette().servers().collect();
+    assert_eq!(servers, ["stock"]);
+
+    let doomed = Server::new("host-stream-dies");
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let dying = OnSocket::start(&doomed, "support", theirs.into());
+    host.add(HostServer::stream(
+        "doomed",
+        ours.try_clone().unwrap(),
+        ours,
+        common::config(&["search_policy"]),
+    ))
+    .unwrap();
+    common::kill(dying.child.id());
+    let lost = host.call("search_policy", r#"{"query":"window"}"#);
+    assert!(lost.is_error(), "{lost:?}");
+    let gone = host.take_failures();
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    assert_eq!(gone[0].id, "doomed");
+    assert!(
+        matches!(
+            gone[0].error,
+            HostError::Stdio(StdioError::Mcp(mcp_sansio::Error::Closed))
+        ),
+        "{}",
+        gone[0].error
+    );
+    assert_eq!(host.call("word_count", r#"{"text":"a b"}"#).text(), "2");
     assert_eq!(host.close(DEFAULT_GRACE).len(), 1);
 }

@@ -10,9 +10,8 @@
 )]
 
 use std::net::{TcpListener, TcpStream};
-use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
-use std::process::{Child, Command, Stdio};
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,48 +20,7 @@ use mcp_sansio_stdio::StreamClient;
 
 mod common;
 
-use common::{config, eventually, mcp, words, Server, DEADLINE, SLACK};
-
-/// The teaching server in `mode`, its stdin and stdout the socket `end`, in a process the test
-/// started (not a `ServerCommand`: the stream is all the client knows of it). Killed when
-/// dropped, if it has not exited.
-struct OnSocket {
-    child: Child,
-}
-
-impl OnSocket {
-    fn start(server: &Server, mode: &str, end: OwnedFd) -> OnSocket {
-        let input = end.try_clone().unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
-            .args(["serve", "--mode", mode, "--log"])
-            .arg(&server.log)
-            .stdin(Stdio::from(input))
-            .stdout(Stdio::from(end))
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // The command, and with it this process's copies of the server's end, is dropped
-        // here: the server alone holds it, so its exit closes the socket.
-        OnSocket { child }
-    }
-
-    /// Waits, at most [`SLACK`], for the server to exit by itself.
-    fn exits(&mut self) -> std::process::ExitStatus {
-        let mut status = None;
-        eventually("the server exits", || {
-            status = self.child.try_wait().unwrap();
-            status.is_some()
-        });
-        status.unwrap()
-    }
-}
-
-impl Drop for OnSocket {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::{config, eventually, mcp, words, OnSocket, Server, DEADLINE, SLACK};
 
 /// A Unix socket pair: the client's end, and the teaching server in `mode` on the other.
 fn over_unix(

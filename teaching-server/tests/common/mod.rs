@@ -4,6 +4,7 @@
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -59,6 +60,47 @@ impl Server {
     /// The subscriptions the server saw opened and cancelled, in order.
     pub fn subscriptions(&self) -> Vec<serde_json::Value> {
         logged_subscriptions(&self.log)
+    }
+}
+
+/// The teaching server in `mode`, its stdin and stdout the socket `end`, in a process the test
+/// started (not a `ServerCommand`: the stream is all the client knows of it). Killed when
+/// dropped, if it has not exited.
+pub struct OnSocket {
+    pub child: Child,
+}
+
+impl OnSocket {
+    pub fn start(server: &Server, mode: &str, end: OwnedFd) -> OnSocket {
+        let input = end.try_clone().unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_mcp-teaching-server"))
+            .args(["serve", "--mode", mode, "--log"])
+            .arg(&server.log)
+            .stdin(Stdio::from(input))
+            .stdout(Stdio::from(end))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The command, and with it this process's copies of the server's end, is dropped
+        // here: the server alone holds it, so its exit closes the socket.
+        OnSocket { child }
+    }
+
+    /// Waits, at most [`SLACK`], for the server to exit by itself.
+    pub fn exits(&mut self) -> std::process::ExitStatus {
+        let mut status = None;
+        eventually("the server exits", || {
+            status = self.child.try_wait().unwrap();
+            status.is_some()
+        });
+        status.unwrap()
+    }
+}
+
+impl Drop for OnSocket {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
