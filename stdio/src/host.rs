@@ -365,8 +365,8 @@ impl Host {
     ///
     /// # Errors
     /// [`HostError::DuplicateId`] if a server of that id is already in the host (nothing is
-    /// started, and a stream given is closed unwritten); otherwise why the server could not start, connect or join the palette, after
-    /// which it is ended and the host is as it was.
+    /// started, and a stream given is closed unwritten); otherwise why the server could not
+    /// start, connect or join the palette, after which it is ended and the host is as it was.
     pub fn add(&mut self, server: HostServer) -> Result<(), HostError> {
         if self.servers.contains_key(&server.id) {
             return Err(HostError::DuplicateId { id: server.id });
@@ -377,9 +377,10 @@ impl Host {
 
     /// Ends server `id` and takes its tools out of the palette (and out of what the model
     /// was shown by a search): a local server's process group is given `grace` to exit after
-    /// its input closes, a remote one's session is ended, the application's stream closed. `None` if no server of that id is
-    /// in the host; otherwise how it ended, as [`close`](Host::close) says it. The others go
-    /// on, and a server of the same id may be added again.
+    /// its input closes, a remote one's session is ended, the application's stream closed.
+    /// `None` if no server of that id is in the host; otherwise how it ended, as
+    /// [`close`](Host::close) says it. The others go on, and a server of the same id may be
+    /// added again.
     pub fn remove(
         &mut self,
         id: &str,
@@ -453,7 +454,7 @@ impl Host {
     ///
     /// # Errors
     /// [`HostError::UnknownServer`] if no server of that id is in the host; the client's
-    /// refusal ([`Client::set_roots`](mcp_sansio::Client::set_roots)), or a pipe that failed.
+    /// refusal ([`Client::set_roots`](mcp_sansio::Client::set_roots)), or a transport that failed.
     pub fn set_roots(&mut self, id: &str, roots: Vec<Root>) -> Result<(), HostError> {
         on_link!(self.link_of(id)?, |client, fail| client
             .set_roots(roots)
@@ -596,7 +597,7 @@ impl Host {
                         matches!(mcp, mcp_sansio::Error::Closed).then_some(error),
                     )
                 }
-                // The pipes failed or the server could not be reached: it is gone.
+                // Its stream failed or the server could not be reached: it is gone.
                 None => (Observation::lost(name, &error), Some(error)),
             },
         };

@@ -414,8 +414,8 @@ impl<R: Read + AsFd, W: Write + AsFd, P> StreamClient<R, W, P> {
         Ok(())
     }
 
-    /// Reads until the stream has nothing more now; hands each read to the client. End of file tells
-    /// the client the server's output is closed.
+    /// Reads until the stream has nothing more now; hands each read to the client. End of
+    /// file tells the client the server's output is closed.
     fn read_available(&mut self) {
         loop {
             match self.reader.read(&mut self.read_buf) {
