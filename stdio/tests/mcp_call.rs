@@ -182,22 +182,33 @@ fn list_prints_one_line_per_tool_name_tab_first_description_line() {
     server.assert_nothing_left();
 }
 
+/// The tools' names in the catalog `--list --json` printed, in its order.
+fn listed_names(stdout: &str) -> Vec<String> {
+    let catalog: serde_json::Value = serde_json::from_str(stdout).unwrap();
+    let tools = catalog.get("tools").and_then(serde_json::Value::as_array);
+    tools
+        .unwrap()
+        .iter()
+        .map(|t| {
+            t.get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
 #[test]
 fn list_json_prints_the_catalog_every_page_of_it() {
     let server = Server::new("list-json");
     let run = server.run(&["--list", "--json"], "paginate");
     run.succeeded();
     let catalog: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let names: Vec<&str> = catalog["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = listed_names(&run.stdout);
     // Eight tools over three pages, in the catalog's order (by name).
     assert_eq!(names.len(), 8, "{names:?}");
     assert!(
-        names.contains(&"word_count") && names.contains(&"tool_8"),
+        names.iter().any(|n| n == "word_count") && names.iter().any(|n| n == "tool_8"),
         "{names:?}"
     );
     assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
@@ -375,8 +386,11 @@ fn usage_errors_exit_2_before_any_server_starts() {
         run.failed(2, needle);
         assert!(!server.started(), "{args:?} started the server");
     }
-    // No server at all: neither a URL nor a command.
-    mcp_call(&["--list"]).failed(2, "<--url <URL>|COMMAND>");
+    // No server at all: no URL, no socket, no command.
+    mcp_call(&["--list"]).failed(
+        2,
+        "<--url <URL>|--connect <unix:PATH|tcp:HOST:PORT>|COMMAND>",
+    );
     // No action.
     mcp_call(&["--", "true"]).failed(2, "--list");
     // The server's command without the `--` before it: the message says where it goes.
@@ -874,4 +888,72 @@ fn over_http_each_failure_ends_by_its_deadline_with_its_exit_code() {
     tls.failed(7, "TLS");
     let not_http = mcp_call(&["--url", "ftp://x/mcp", "--list"]);
     not_http.failed(2, "does not start with http://");
+}
+
+impl Server {
+    /// The teaching server in `mode` on the first connection `accept` takes, as its stdin and
+    /// stdout, in a thread that gives how it exited.
+    fn serve_first(
+        &self,
+        accept: impl FnOnce() -> std::os::fd::OwnedFd + Send + 'static,
+        mode: &'static str,
+    ) -> std::thread::JoinHandle<std::process::ExitStatus> {
+        let log = self.dir.join("calls.jsonl");
+        std::thread::spawn(move || {
+            let end = accept();
+            let input = end.try_clone().unwrap();
+            let mut child = Command::new(teaching_server())
+                .args(["serve", "--mode", mode, "--log"])
+                .arg(log)
+                .stdin(Stdio::from(input))
+                .stdout(Stdio::from(end))
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            child.wait().unwrap()
+        })
+    }
+}
+
+/// `--connect` reaches a server someone else started, listening on a Unix socket or a TCP
+/// port: the call reaches it as over stdio, and closing the connection is its end of input,
+/// so it exits by itself. A socket nobody listens on, or an address of no known kind, fails
+/// before anything is sent.
+#[test]
+fn connect_reaches_a_server_listening_on_a_unix_socket_or_a_tcp_port() {
+    let server = Server::new("connect-unix");
+    let path = server.dir.join("server.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let serving = server.serve_first(move || listener.accept().unwrap().0.into(), "normal");
+    let at = format!("unix:{}", path.display());
+    let run = mcp_call(&word_count(&[
+        "--connect",
+        &at,
+        "--args",
+        r#"{"text":"a b c d"}"#,
+    ]));
+    run.succeeded();
+    assert_eq!(run.stdout, "4\n");
+    assert!(serving.join().unwrap().success(), "it saw its input end");
+    let calls = server.calls();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert!(calls[0].contains(r#""text":"a b c d""#), "{calls:?}");
+
+    let server = Server::new("connect-tcp");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = format!("tcp:{}", listener.local_addr().unwrap());
+    let serving = server.serve_first(move || listener.accept().unwrap().0.into(), "normal");
+    let run = mcp_call(&["--connect", &at, "--list", "--json"]);
+    run.succeeded();
+    assert_eq!(listed_names(&run.stdout), ["place_purchase", "word_count"]);
+    assert!(serving.join().unwrap().success());
+    assert!(server.calls().is_empty(), "a listing calls nothing");
+
+    let nobody = server.dir.join("nobody.sock");
+    let run = mcp_call(&["--connect", &format!("unix:{}", nobody.display()), "--list"]);
+    run.failed(7, "could not be reached");
+    let run = mcp_call(&["--connect", "http://127.0.0.1:1/mcp", "--list"]);
+    run.failed(2, "expected unix:PATH or tcp:HOST:PORT");
+    let run = mcp_call(&["--connect", &at, "--list", "--", "true"]);
+    run.failed(2, "cannot be used with");
 }

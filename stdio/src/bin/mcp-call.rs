@@ -8,6 +8,7 @@
 //! mcp-call [OPTIONS] --call NAME --allow NAME [--args JSON] -- COMMAND [ARG...]
 //! mcp-call [OPTIONS] --url URL [--header 'NAME: VALUE']... --list | --offer ... | --call ...
 //! mcp-call [OPTIONS] --url URL --oauth [--oauth-client-id ID] --list | --offer ... | --call ...
+//! mcp-call [OPTIONS] --connect unix:PATH|tcp:HOST:PORT --list | --offer ... | --call ...
 //! mcp-call [OPTIONS] --call NAME --allow NAME --elicit JSON|decline|cancel -- COMMAND [ARG...]
 //! ```
 //!
@@ -15,11 +16,15 @@
 //! application (not allowed, or arguments that break the tool's inputSchema), nothing sent; 4 the
 //! server broke the protocol or is incompatible; 5 a deadline passed; 6 the server answered with a
 //! JSON-RPC error; 7 the server could not be started, or exited or closed its output early (over
-//! HTTP: could not be reached). Every non-zero exit prints one line on stderr.
+//! HTTP or a socket: could not be reached). Every non-zero exit prints one line on stderr.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
+use std::fs::File;
 use std::io::{self, IsTerminal, Write};
+use std::net::TcpStream;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -34,17 +39,20 @@ use mcp_sansio::{
 };
 use mcp_sansio_host::{accept_elicited, Palette, PaletteConfig, Provider};
 use mcp_sansio_http::{HttpClient, HttpClientError};
-use mcp_sansio_stdio::{ServerCommand, StderrMode, StdioClient, StdioError, DEFAULT_GRACE};
+use mcp_sansio_stdio::{
+    ServerCommand, StderrMode, StdioClient, StdioError, StreamClient, DEFAULT_GRACE,
+};
 
 /// List or call the tools of an MCP server over stdio, safely.
 ///
 /// The server is started as COMMAND in a process group of its own, with only PATH and the
-/// --env variables in its environment, and that whole group is ended when mcp-call ends.
+/// --env variables in its environment, and that whole group is ended when mcp-call ends (or
+/// it is reached at --url or --connect, and only the connection is ended).
 /// A tool runs only if --allow names it and the server advertises it.
 #[derive(Debug, Parser)]
 #[command(name = "mcp-call", version, max_term_width = 100)]
 #[command(group(ArgGroup::new("action").required(true).args(["list", "call", "offer"])))]
-#[command(group(ArgGroup::new("server").required(true).args(["url", "command"])))]
+#[command(group(ArgGroup::new("server").required(true).args(["url", "connect", "command"])))]
 struct Cli {
     /// Print the server's tools, one per line: name, a tab, the first line of its description
     /// that is not blank.
@@ -151,6 +159,12 @@ struct Cli {
     #[arg(long, value_name = "URL")]
     url: Option<String>,
 
+    /// Reach a server already listening on the Unix socket PATH or at the TCP address
+    /// HOST:PORT, speaking newline-framed JSON-RPC as over stdio, instead of starting one.
+    /// Nothing is started, so closing the connection is all mcp-call ends.
+    #[arg(long, value_name = "unix:PATH|tcp:HOST:PORT", value_parser = parse_socket)]
+    connect: Option<Socket>,
+
     /// Send the header NAME: VALUE with every HTTP request (repeatable), such as a bearer
     /// token; it goes to --url only, as redirects are not followed.
     #[arg(long = "header", value_name = "NAME: VALUE", requires = "url",
@@ -200,6 +214,42 @@ fn parse_root(s: &str) -> Result<Root, String> {
         Some(name) => root.with_name(name.to_string_lossy()),
         None => root,
     })
+}
+
+/// Where `--connect` reaches a server.
+#[derive(Clone, Debug)]
+enum Socket {
+    Unix(PathBuf),
+    Tcp(String),
+}
+
+fn parse_socket(s: &str) -> Result<Socket, String> {
+    match s.split_once(':') {
+        Some(("unix", path)) if !path.is_empty() => Ok(Socket::Unix(PathBuf::from(path))),
+        Some(("tcp", address)) if address.contains(':') => Ok(Socket::Tcp(address.to_owned())),
+        _ => Err(String::from("expected unix:PATH or tcp:HOST:PORT")),
+    }
+}
+
+impl std::fmt::Display for Socket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Socket::Unix(path) => write!(f, "unix:{}", path.display()),
+            Socket::Tcp(address) => write!(f, "tcp:{address}"),
+        }
+    }
+}
+
+impl Socket {
+    /// Connects, and gives the connection's two handles: one read, one written.
+    fn open(&self) -> io::Result<(File, File)> {
+        let stream: OwnedFd = match self {
+            Socket::Unix(path) => UnixStream::connect(path)?.into(),
+            Socket::Tcp(address) => TcpStream::connect(address.as_str())?.into(),
+        };
+        let reader = stream.try_clone()?;
+        Ok((File::from(reader), File::from(stream)))
+    }
 }
 
 /// The answer `--elicit` gives every question.
@@ -356,8 +406,9 @@ impl Failure {
         Failure::new(code, message)
     }
 
-    /// The failure of the step `doing` (such as "calling tool \"x\""), by whose fault it was.
-    fn of(doing: &str, error: &StdioError, stderr: &StderrMode) -> Self {
+    /// The failure of the step `doing` (such as "calling tool \"x\""), by whose fault it was;
+    /// `stderr` is where a server mcp-call started writes its own account.
+    fn of(doing: &str, error: &StdioError, stderr: Option<&StderrMode>) -> Self {
         let code = match error {
             StdioError::Spawn(_) | StdioError::Io(_) => Self::SERVER_GONE,
             StdioError::Mcp(e) => Self::code(e),
@@ -368,7 +419,7 @@ impl Failure {
         if let StdioError::Mcp(e) = error {
             message.extend(older_revision(e));
         }
-        if code == Self::SERVER_GONE && *stderr == StderrMode::Discard {
+        if code == Self::SERVER_GONE && stderr == Some(&StderrMode::Discard) {
             message.push_str(" (the server's stderr was discarded; --stderr inherit shows it)");
         }
         Failure::new(code, message)
@@ -541,6 +592,24 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         server.close();
         return done;
     }
+    if let Some(socket) = &cli.connect {
+        let (reader, writer) = socket.open().map_err(|e| {
+            Failure::new(
+                Failure::SERVER_GONE,
+                format!("the server at {socket} could not be reached: {e}"),
+            )
+        })?;
+        let mut server = StreamClient::new(reader, writer, config)
+            .map_err(|e| Failure::of("reaching the server", &e, None))?;
+        prepare(&mut server, cli, stop);
+        // Dropping the client closes the connection: all there is to end.
+        return session(
+            &mut Remote::Stream(&mut server),
+            cli,
+            &limits,
+            call.as_ref(),
+        );
+    }
     let (program, args) = cli
         .command
         .split_first()
@@ -564,11 +633,7 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
             format!("the server {program:?} could not be started: {why}"),
         )
     })?;
-    server.stop_when(Arc::clone(stop));
-    if let Some(answer) = cli.elicit.clone() {
-        server.set_responder(answering(answer));
-    }
-    server.set_watcher(watching(cli.log_level));
+    prepare(&mut server, cli, stop);
     let done = session(
         &mut Remote::Stdio(&mut server, &cli.stderr),
         cli,
@@ -580,59 +645,75 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
     done
 }
 
-/// The server, over either transport; each step's failure says what was being done.
+/// A blocking stream client as the options say: stopped by a signal, answering the server's
+/// questions as `--elicit` says, its log messages printed as they come.
+fn prepare<R: io::Read + AsFd, W: io::Write + AsFd, P>(
+    server: &mut StreamClient<R, W, P>,
+    cli: &Cli,
+    stop: &Arc<AtomicBool>,
+) {
+    server.stop_when(Arc::clone(stop));
+    if let Some(answer) = cli.elicit.clone() {
+        server.set_responder(answering(answer));
+    }
+    server.set_watcher(watching(cli.log_level));
+}
+
+/// The server, over whichever transport; each step's failure says what was being done.
 enum Remote<'a> {
     Stdio(&'a mut StdioClient, &'a StderrMode),
+    Stream(&'a mut StreamClient<File, File>),
     Http(&'a mut HttpClient),
+}
+
+/// `$body` with `$server` the remote's client, whichever transport it is, and `$fail` what
+/// makes the [`Failure`] of a step (`doing`) from its error.
+macro_rules! on_remote {
+    ($remote:expr, |$server:ident, $fail:ident| $body:expr) => {
+        match $remote {
+            Remote::Stdio($server, stderr) => {
+                let $fail = |doing: &str, e: &StdioError| Failure::of(doing, e, Some(stderr));
+                $body
+            }
+            Remote::Stream($server) => {
+                let $fail = |doing: &str, e: &StdioError| Failure::of(doing, e, None);
+                $body
+            }
+            Remote::Http($server) => {
+                let $fail = |doing: &str, e: &HttpClientError| Failure::of_http(doing, e);
+                $body
+            }
+        }
+    };
 }
 
 impl Remote<'_> {
     /// Runs the handshake; the server's self-description, if it gave one.
     fn connect(&mut self) -> Result<Option<Implementation>, Failure> {
-        match self {
-            Remote::Stdio(server, stderr) => server
-                .connect()
-                .map(|c| c.server_info)
-                .map_err(|e| Failure::of("connecting", &e, stderr)),
-            Remote::Http(server) => server
-                .connect()
-                .map(|c| c.server_info)
-                .map_err(|e| Failure::of_http("connecting", &e)),
-        }
+        on_remote!(self, |server, fail| server
+            .connect()
+            .map(|c| c.server_info)
+            .map_err(|e| fail("connecting", &e)))
     }
 
     fn list_tools(&mut self) -> Result<Catalog, Failure> {
-        const DOING: &str = "listing tools";
-        match self {
-            Remote::Stdio(server, stderr) => server
-                .list_tools()
-                .map_err(|e| Failure::of(DOING, &e, stderr)),
-            Remote::Http(server) => server.list_tools().map_err(|e| Failure::of_http(DOING, &e)),
-        }
+        on_remote!(self, |server, fail| server
+            .list_tools()
+            .map_err(|e| fail("listing tools", &e)))
     }
 
     /// Asks for log messages at `level` and above; `false` where the server declared no
     /// logging, and so was not asked.
     fn set_log_level(&mut self, level: LogLevel) -> Result<bool, Failure> {
         const DOING: &str = "asking for the server's log messages";
-        let (now, client) = match self {
-            Remote::Stdio(server, _) => (server.now(), server.client()),
-            Remote::Http(server) => (server.now(), server.client()),
-        };
-        let op = match client.set_log_level(level, now) {
-            Ok(op) => op,
-            Err(Misuse::CapabilityNotOffered { .. }) => return Ok(false),
-            Err(misuse) => {
-                return Err(Failure::new(Failure::REFUSED, format!("{DOING}: {misuse}")));
+        on_remote!(self, |server, fail| {
+            let now = server.now();
+            match server.client().set_log_level(level, now) {
+                Ok(op) => server.run(op).map(|()| true).map_err(|e| fail(DOING, &e)),
+                Err(Misuse::CapabilityNotOffered { .. }) => Ok(false),
+                Err(misuse) => Err(Failure::new(Failure::REFUSED, format!("{DOING}: {misuse}"))),
             }
-        };
-        match self {
-            Remote::Stdio(server, stderr) => {
-                server.run(op).map_err(|e| Failure::of(DOING, &e, stderr))?;
-            }
-            Remote::Http(server) => server.run(op).map_err(|e| Failure::of_http(DOING, &e))?,
-        }
-        Ok(true)
+        })
     }
 
     fn call_tool(
@@ -642,14 +723,9 @@ impl Remote<'_> {
         options: CallOptions,
     ) -> Result<CallToolResult, Failure> {
         let doing = format!("calling tool {name:?}");
-        match self {
-            Remote::Stdio(server, stderr) => server
-                .call_tool_with(name, arguments, options)
-                .map_err(|e| Failure::of(&doing, &e, stderr)),
-            Remote::Http(server) => server
-                .call_tool_with(name, arguments, options)
-                .map_err(|e| Failure::of_http(&doing, &e)),
-        }
+        on_remote!(self, |server, fail| server
+            .call_tool_with(name, arguments, options)
+            .map_err(|e| fail(&doing, &e)))
     }
 }
 
