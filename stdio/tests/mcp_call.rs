@@ -949,6 +949,17 @@ fn connect_reaches_a_server_listening_on_a_unix_socket_or_a_tcp_port() {
     assert!(serving.join().unwrap().success());
     assert!(server.calls().is_empty(), "a listing calls nothing");
 
+    // A host that drops the connection's first packet (here a listener whose queue is full,
+    // whose packets Linux drops) fails within --timeout-ms, not after minutes of retries.
+    let full = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    rustix::net::listen(&full, 0).unwrap();
+    let queued = std::net::TcpStream::connect(full.local_addr().unwrap()).unwrap();
+    let at_full = format!("tcp:{}", full.local_addr().unwrap());
+    let run = mcp_call(&["--connect", &at_full, "--timeout-ms", "300", "--list"]);
+    run.failed(7, "could not be reached");
+    assert!(run.took < Duration::from_secs(5), "{run:?}");
+    drop(queued);
+
     let nobody = server.dir.join("nobody.sock");
     let run = mcp_call(&["--connect", &format!("unix:{}", nobody.display()), "--list"]);
     run.failed(7, "could not be reached");

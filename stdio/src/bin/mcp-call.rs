@@ -22,7 +22,7 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
-use std::net::TcpStream;
+use std::net::{TcpStream, ToSocketAddrs};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
@@ -241,11 +241,33 @@ impl std::fmt::Display for Socket {
 }
 
 impl Socket {
-    /// Connects, and gives the connection's two handles: one read, one written.
-    fn open(&self) -> io::Result<(File, File)> {
+    /// Connects, and gives the connection's two handles: one read, one written. A TCP
+    /// address is tried at each address its host resolves to, all within `timeout`: a host
+    /// that drops the connection's first packet fails it in time instead of after the
+    /// system's minutes of retries.
+    fn open(&self, timeout: Duration) -> io::Result<(File, File)> {
         let stream: OwnedFd = match self {
             Socket::Unix(path) => UnixStream::connect(path)?.into(),
-            Socket::Tcp(address) => TcpStream::connect(address.as_str())?.into(),
+            Socket::Tcp(address) => {
+                let deadline = std::time::Instant::now() + timeout;
+                let mut failed = io::Error::new(io::ErrorKind::NotFound, "no address found");
+                let mut reached = None;
+                for addr in address.to_socket_addrs()? {
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        failed = io::ErrorKind::TimedOut.into();
+                        break;
+                    }
+                    match TcpStream::connect_timeout(&addr, left) {
+                        Ok(tcp) => {
+                            reached = Some(tcp);
+                            break;
+                        }
+                        Err(e) => failed = e,
+                    }
+                }
+                reached.ok_or(failed)?.into()
+            }
         };
         let reader = stream.try_clone()?;
         Ok((File::from(reader), File::from(stream)))
@@ -593,7 +615,7 @@ fn run(cli: &Cli, stop: &Arc<AtomicBool>) -> Result<(), Failure> {
         return done;
     }
     if let Some(socket) = &cli.connect {
-        let (reader, writer) = socket.open().map_err(|e| {
+        let (reader, writer) = socket.open(limits.operation_timeout).map_err(|e| {
             Failure::new(
                 Failure::SERVER_GONE,
                 format!("the server at {socket} could not be reached: {e}"),
