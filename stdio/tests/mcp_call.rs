@@ -949,12 +949,23 @@ fn connect_reaches_a_server_listening_on_a_unix_socket_or_a_tcp_port() {
     assert!(serving.join().unwrap().success());
     assert!(server.calls().is_empty(), "a listing calls nothing");
 
-    // A host that drops the connection's first packet (here a listener whose queue is full,
-    // whose packets Linux drops) fails within --timeout-ms, not after minutes of retries.
+    // A connection not made within --timeout-ms fails then. A host that drops the
+    // connection's first packet (here a TCP listener whose queue is full, whose packets Linux
+    // drops) would be tried for minutes.
     let full = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     rustix::net::listen(&full, 0).unwrap();
     let queued = std::net::TcpStream::connect(full.local_addr().unwrap()).unwrap();
     let at_full = format!("tcp:{}", full.local_addr().unwrap());
+    let run = mcp_call(&["--connect", &at_full, "--timeout-ms", "300", "--list"]);
+    run.failed(7, "could not be reached");
+    assert!(run.took < Duration::from_secs(5), "{run:?}");
+    drop(queued);
+    // A Unix listener whose queue is full holds a connection until it accepts: never, here.
+    let path = server.dir.join("full.sock");
+    let full = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    rustix::net::listen(&full, 0).unwrap();
+    let queued = std::os::unix::net::UnixStream::connect(&path).unwrap();
+    let at_full = format!("unix:{}", path.display());
     let run = mcp_call(&["--connect", &at_full, "--timeout-ms", "300", "--list"]);
     run.failed(7, "could not be reached");
     assert!(run.took < Duration::from_secs(5), "{run:?}");

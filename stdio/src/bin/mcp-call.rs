@@ -22,12 +22,13 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::TcpStream;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -241,32 +242,28 @@ impl std::fmt::Display for Socket {
 }
 
 impl Socket {
-    /// Connects, and gives the connection's two handles: one read, one written. A TCP
-    /// address is tried at each address its host resolves to, all within `timeout`: a host
-    /// that drops the connection's first packet fails it in time instead of after the
-    /// system's minutes of retries.
+    /// Connects within `timeout`, and gives the connection's two handles: one read, one
+    /// written. A connection can wait far longer than any deadline (a Unix listener whose
+    /// queue is full holds it until it accepts; a host that drops TCP's first packet, for
+    /// the system's minutes of retries; a name's lookup), so it is made on a thread of its
+    /// own, which is left to it past `timeout`: mcp-call ends soon after.
     fn open(&self, timeout: Duration) -> io::Result<(File, File)> {
-        let stream: OwnedFd = match self {
-            Socket::Unix(path) => UnixStream::connect(path)?.into(),
-            Socket::Tcp(address) => {
-                let deadline = std::time::Instant::now() + timeout;
-                let mut failed = io::Error::new(io::ErrorKind::NotFound, "no address found");
-                let mut reached = None;
-                for addr in address.to_socket_addrs()? {
-                    let left = deadline.saturating_duration_since(std::time::Instant::now());
-                    if left.is_zero() {
-                        failed = io::ErrorKind::TimedOut.into();
-                        break;
-                    }
-                    match TcpStream::connect_timeout(&addr, left) {
-                        Ok(tcp) => {
-                            reached = Some(tcp);
-                            break;
-                        }
-                        Err(e) => failed = e,
-                    }
-                }
-                reached.ok_or(failed)?.into()
+        let (done, connected) = std::sync::mpsc::channel();
+        let socket = self.clone();
+        std::thread::spawn(move || {
+            let stream: io::Result<OwnedFd> = match &socket {
+                Socket::Unix(path) => UnixStream::connect(path).map(OwnedFd::from),
+                Socket::Tcp(address) => TcpStream::connect(address.as_str()).map(OwnedFd::from),
+            };
+            let _ = done.send(stream);
+        });
+        let stream = match connected.recv_timeout(timeout) {
+            Ok(stream) => stream?,
+            Err(RecvTimeoutError::Timeout) => return Err(io::ErrorKind::TimedOut.into()),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(io::Error::other(
+                    "the connecting thread ended without a word",
+                ))
             }
         };
         let reader = stream.try_clone()?;
