@@ -472,17 +472,23 @@ impl HttpClient {
 
     /// Moves the exchanges until an event is kept or `timeout` has passed, and takes every
     /// kept event (none, if none came): how an application that listens waits for the
-    /// server's changes between its own operations.
+    /// server's changes between its own operations. What the workers have read is taken
+    /// at least once, so with a zero `timeout` this takes what the server has sent by now
+    /// without waiting (a request of its own is answered, the answer sent).
     pub fn wait_events(&mut self, timeout: Duration) -> Vec<Event> {
         let until = self.now().saturating_add(timeout);
+        let mut read = false;
         loop {
             self.events.gather(self.session.client_mut());
             self.pump();
             self.events.gather(self.session.client_mut());
-            if !self.events.is_empty() || self.now() >= until {
+            if !self.events.is_empty() || (read && self.now() >= until) {
+                // What the events asked of the server (the responder's answers) is sent.
+                self.pump();
                 return self.events.take_all();
             }
             self.wait(Some(until));
+            read = true;
         }
     }
 

@@ -298,20 +298,26 @@ impl<R: Read + AsFd, W: Write + AsFd, P> StreamClient<R, W, P> {
 
     /// Drives the stream until an event is kept or `timeout` has passed, and takes every
     /// kept event (none, if none came): how an application that listens waits for the
-    /// server's changes between its own operations.
+    /// server's changes between its own operations. The stream is read at least once, so
+    /// with a zero `timeout` this takes what the server has sent by now without waiting (a
+    /// request of its own is answered, the answer written as far as the stream takes it).
     ///
     /// # Errors
     /// [`StdioError::Io`] if the stream fails here; [`StdioError::Stopped`] once the
     /// [`stop_when`](Self::stop_when) flag is set.
     pub fn wait_events(&mut self, timeout: Duration) -> Result<Vec<Event>, StdioError> {
         let until = self.now().saturating_add(timeout);
+        let mut read = false;
         loop {
             self.check_stop()?;
             self.events.gather(&mut self.client);
-            if !self.events.is_empty() || self.now() >= until {
+            if !self.events.is_empty() || (read && self.now() >= until) {
+                // What the events asked of the server (the responder's answers) leaves now.
+                self.send_queued()?;
                 return Ok(self.events.take_all());
             }
             self.exchange(Some(until))?;
+            read = true;
         }
     }
 
