@@ -248,8 +248,9 @@ impl HostError {
 /// [`start`](Host::start) and left out; one that dies later is reported by
 /// [`take_failures`](Host::take_failures) and its tools leave the palette. The others go on.
 ///
-/// The host hears a server while it waits on it (a call, a listing, a level asked for), so
-/// what a server says between two calls is heard at the next. A change of its tool list is
+/// The host hears a server while it waits on it (a call, a listing, a level asked for), and
+/// every server at [`hear`](Host::hear), which waits on none: what a server says between
+/// two calls is heard at the next of either. A change of its tool list is
 /// the host's own; everything else it says is kept for
 /// [`take_events`](Host::take_events), tagged with its id: at most its configuration's
 /// [`Limits::events_kept`](mcp_sansio::Limits) between two looks, the rest dropped and
@@ -405,7 +406,7 @@ impl Host {
             Ok(_) => {
                 self.servers.insert(id.to_owned(), server);
                 // What it said while joining (a log message, a list change) is heard now.
-                self.hear(id, None);
+                self.hear_from(id, None, Vec::new());
                 Ok(())
             }
             Err(error) => {
@@ -535,7 +536,7 @@ impl Host {
     /// found broken leaves the host.
     pub fn set_log_level(&mut self, id: &str, level: LogLevel) -> Result<(), HostError> {
         let set = self.link_of(id)?.set_log_level(level);
-        self.hear(id, None);
+        self.hear_from(id, None, Vec::new());
         set
     }
 
@@ -601,14 +602,41 @@ impl Host {
                 None => (Observation::lost(name, &error), Some(error)),
             },
         };
-        self.hear(&id, gone);
+        self.hear_from(&id, gone, Vec::new());
         observation
     }
 
-    /// Looks at what server `id` said besides its answers: a list change is listed again, a
+    /// Hears every server now, without waiting: reads what each has sent since the host
+    /// last waited on it, and acts on it as after a call. A server whose tool list changed
+    /// is listed again and the palette updated; a server whose process died or whose
+    /// stream closed leaves the host (see [`take_failures`](Host::take_failures)); a request
+    /// of a server's is answered by its responder; the rest is kept for
+    /// [`take_events`](Host::take_events). Call it before each offer, so that the model is
+    /// offered what the servers hold now and not what they held at the last call of each.
+    ///
+    /// Nothing here waits on a server but a relisting and, over HTTP, the sending of an
+    /// answer to its request, each under the server's deadline. A server over HTTP is heard
+    /// on the streams that stand: its subscription in 2026-07-28, the session's `GET` stream
+    /// in a handshake revision where the server offers one.
+    pub fn hear(&mut self) {
+        let ids: Vec<String> = self.servers.keys().cloned().collect();
+        for id in ids {
+            let Some(server) = self.servers.get_mut(&id) else {
+                continue;
+            };
+            let (arrived, gone) = match server.link.take_arrived() {
+                Ok(arrived) => (arrived, None),
+                Err(error) => (Vec::new(), Some(error)),
+            };
+            self.hear_from(&id, gone, arrived);
+        }
+    }
+
+    /// Looks at what server `id` said besides its answers (`arrived`, and what its client
+    /// keeps): a list change is listed again, a
     /// listing a call made itself (after a header mismatch) taken, and the rest kept for the
     /// application; a server that is `gone`, or whose connection failed, leaves the host.
-    fn hear(&mut self, id: &str, mut gone: Option<HostError>) {
+    fn hear_from(&mut self, id: &str, mut gone: Option<HostError>, arrived: Vec<Event>) {
         let Some(server) = self.servers.get_mut(id) else {
             return;
         };
@@ -620,7 +648,7 @@ impl Host {
         server.dropped = dropped;
         let mut changed = false;
         let mut lost = false;
-        for event in server.link.take_events() {
+        for event in arrived.into_iter().chain(server.link.take_events()) {
             match event {
                 Event::Notification(ServerNotification::ListChanged(ListKind::Tools)) => {
                     changed = true;
@@ -818,6 +846,15 @@ impl Link {
 
     fn take_events(&mut self) -> Vec<Event> {
         on_link!(self, |client, _fail| client.take_events())
+    }
+
+    /// Reads what the server has sent by now, without waiting, and takes the events kept.
+    fn take_arrived(&mut self) -> Result<Vec<Event>, HostError> {
+        match self {
+            Link::Process(client) => client.wait_events(Duration::ZERO).map_err(HostError::Stdio),
+            Link::Stream(client) => client.wait_events(Duration::ZERO).map_err(HostError::Stdio),
+            Link::Http(client) => Ok(client.wait_events(Duration::ZERO)),
+        }
     }
 
     /// How many events the client dropped for want of room, in all.

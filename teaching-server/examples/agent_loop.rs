@@ -152,6 +152,9 @@ fn run() -> Result<(), String> {
         );
         found.push(observation.text().to_owned());
     }
+    // Before each offer, what the servers said since they were last called: a tool list
+    // changed meanwhile is listed again, a server gone leaves, without waiting on any.
+    host.hear();
     let second = names(&host.offer_disclosed(Provider::Anthropic));
     println!("disclosure, turn 2, offered: {second:?}");
 

@@ -545,7 +545,11 @@ impl Serve {
 
     fn list(&mut self, id: &Value, params: &Value) {
         let mut tools = modes::tools(self.mode);
-        if matches!(self.mode, Mode::ListChanged | Mode::EndSubscriptions) && self.calls > 0 {
+        let adds = matches!(
+            self.mode,
+            Mode::ListChanged | Mode::ChangeLater | Mode::EndSubscriptions
+        );
+        if adds && self.calls > 0 {
             tools.push(modes::letter_count());
         }
         let page: usize = params["cursor"]
@@ -754,6 +758,41 @@ impl Serve {
             },
             _ => self.answer(id, result),
         }
+        if self.mode == Mode::ChangeLater && self.calls == 1 {
+            self.change_later(stateless);
+        }
+    }
+
+    /// `change-later`: the tool list's change, `--delay-ms` after the first call, from a
+    /// thread of its own, so that the server goes on serving meanwhile: over stdio with the
+    /// rest (unasked in a 2025 session), over HTTP on the subscription's stream; in
+    /// 2026-07-28 only to a subscription that asked for it.
+    fn change_later(&self, stateless: bool) {
+        let listening = self.listening.as_ref().filter(|s| s.tools);
+        let mut message = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+        if stateless {
+            let Some(standing) = listening else {
+                return;
+            };
+            message["params"] = json!({"_meta": subscription(&standing.id)});
+        }
+        let stream = listening.and_then(|s| s.stream.clone());
+        let stdout = self.out.is_stdout();
+        let delay = self.delay;
+        std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            match stream {
+                Some(stream) => {
+                    let _ = stream.try_send(message);
+                }
+                None if stdout => {
+                    let mut out = io::stdout().lock();
+                    let _ = out.write_all(format!("{message}\n").as_bytes());
+                    let _ = out.flush();
+                }
+                None => {}
+            }
+        });
     }
 }
 

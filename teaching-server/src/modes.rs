@@ -70,6 +70,12 @@ pub(crate) enum Mode {
     /// `notifications/tools/list_changed` before answering: unasked in 2025-06-18 and
     /// 2025-11-25, on a subscription that asked for it in 2026-07-28 (over stdio).
     ListChanged,
+    /// After the first call, adds `letter_count` to its tools as `list-changed` does, but
+    /// says so only `--delay-ms` after answering, while it goes on serving: a change between
+    /// two calls, which a client hears only if it reads while none of its requests waits.
+    /// Told unasked over stdio in 2025-06-18 and 2025-11-25, on a subscription that asked
+    /// for it in 2026-07-28 (over HTTP, on its stream).
+    ChangeLater,
     /// Over stdio in 2026-07-28: acknowledges a subscription to the tool list's changes as
     /// one to the prompts' too, and at every call sends what the subscription must not
     /// hear: the tool list's change tagged with a subscription it does not hold (and with
@@ -132,7 +138,7 @@ pub(crate) enum Mode {
 }
 
 impl Mode {
-    pub(crate) const ALL: [(&'static str, Mode); 44] = [
+    pub(crate) const ALL: [(&'static str, Mode); 45] = [
         ("normal", Mode::Normal),
         ("old-version", Mode::OldVersion),
         ("wrong-id", Mode::WrongId),
@@ -161,6 +167,7 @@ impl Mode {
         ("nulls", Mode::Nulls),
         ("costly-schema", Mode::CostlySchema),
         ("list-changed", Mode::ListChanged),
+        ("change-later", Mode::ChangeLater),
         ("stray-changes", Mode::StrayChanges),
         ("end-subscriptions", Mode::EndSubscriptions),
         ("support", Mode::Support),
@@ -225,7 +232,7 @@ pub(crate) fn region_header(mode: Mode, listed: usize) -> Option<&'static str> {
     Some(if moved { "Zone" } else { "Region" })
 }
 
-/// The tool `list-changed` adds after the first call.
+/// The tool `list-changed` and `change-later` add after the first call.
 pub(crate) fn letter_count() -> Value {
     tool("letter_count", "Count the letters in a short text.")
 }

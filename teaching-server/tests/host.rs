@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use mcp_sansio::{Allowlist, CallOptions, CatalogPolicy, Config, Event, HttpError};
+use mcp_sansio::{Allowlist, CallOptions, CatalogPolicy, Config, Event, HttpError, ProtocolChoice};
 use mcp_sansio_host::{PaletteConfig, PaletteError, Provider, SEARCH_TOOL};
 use mcp_sansio_http::HttpClientError;
 use mcp_sansio_stdio::{
@@ -24,6 +24,13 @@ fn teaching(id: &str, mode: &str, allow: &[&str]) -> HostServer {
         command,
         Config::new(allow.iter().copied().collect::<Allowlist>()),
     )
+}
+
+/// The host over `servers`, each of which started, connected and listed its tools.
+fn started(servers: impl IntoIterator<Item = HostServer>) -> Host {
+    let (host, failures) = Host::start(servers, PaletteConfig::default());
+    assert!(failures.is_empty(), "{failures:?}");
+    host
 }
 
 #[test]
@@ -124,8 +131,7 @@ fn a_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
         teaching("stock", "normal", &["word_count"]),
         teaching("support", "support", &["search_policy"]),
     ];
-    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started(servers);
     let pid = host.pid("support").unwrap();
     common::kill(pid);
     let lost = host.call("search_policy", r#"{"query":"window"}"#);
@@ -155,8 +161,7 @@ fn the_search_tool_is_the_hosts_own_and_discloses_what_it_finds() {
         teaching("stock", "normal", &["word_count"]),
         teaching("support", "support", &["search_policy", "process_refund"]),
     ];
-    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started(servers);
     let names = |offer: serde_json::Value| -> Vec<String> {
         offer
             .as_array()
@@ -200,8 +205,7 @@ fn a_list_change_is_listed_again_and_surviving_names_stay() {
         teaching("support", "support", &["search_policy"]),
         teaching("stock", "list-changed", &["word_count", "letter_count"]),
     ];
-    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started(servers);
     let names = |host: &Host| -> Vec<(String, String)> {
         host.palette()
             .tools()
@@ -230,12 +234,92 @@ fn a_list_change_is_listed_again_and_surviving_names_stay() {
     assert_eq!(host.close(DEFAULT_GRACE).len(), 2);
 }
 
+/// A server may change its tools while no call of the host's waits on it: the model would
+/// be offered the old list until the next call to that server, which might never come.
+/// `hear` reads every server without waiting and lists a changed one again: over stdio in a
+/// handshake revision (the change told unasked) and in 2026-07-28 (told on the host's
+/// subscription), and over HTTP on the subscription's stream.
+#[test]
+fn a_change_told_between_calls_is_heard_before_the_next_offer() {
+    let later = ["--mode", "change-later", "--delay-ms", "100"];
+    let allow = || {
+        Config::new(
+            ["word_count", "letter_count"]
+                .into_iter()
+                .collect::<Allowlist>(),
+        )
+    };
+    let over_stdio = |protocol| {
+        let command = ServerCommand::new(env!("CARGO_BIN_EXE_mcp-teaching-server")).args(["serve"]);
+        let mut config = allow();
+        config.protocol = protocol;
+        HostServer::new("stock", command.args(later), config)
+    };
+    let served = Served::start("host-change-later", &later);
+    let stocks = [
+        ("stdio, 2025-11-25", over_stdio(ProtocolChoice::Stateful)),
+        ("stdio, 2026-07-28", over_stdio(ProtocolChoice::Auto)),
+        (
+            "HTTP, 2026-07-28",
+            HostServer::http("stock", &served.url, &[], allow()),
+        ),
+    ];
+    for (at, stock) in stocks {
+        let servers = [teaching("support", "support", &["search_policy"]), stock];
+        let (mut host, failures) = Host::start(servers, PaletteConfig::default());
+        assert!(failures.is_empty(), "{at}: {failures:?}");
+        let offers_letters = |host: &Host| host.palette().tools().any(|t| t.name == "letter_count");
+        assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+        // Only the other server is called from now on; the change is heard all the same.
+        common::eventually(&format!("{at}: the change heard between calls"), || {
+            host.hear();
+            offers_letters(&host)
+        });
+        let policy = host.call("search_policy", r#"{"query":"window"}"#);
+        assert!(!policy.is_error(), "{at}: {policy:?}");
+        assert_eq!(host.call("letter_count", r#"{"text":"ab c"}"#).text(), "3");
+        assert!(host.take_failures().is_empty(), "{at}");
+        host.close(DEFAULT_GRACE);
+    }
+}
+
+/// A server that dies while nothing is asked of it leaves the host at the next `hear`, its
+/// tools out of the palette before the model is offered them, not when a call finds it gone.
+#[test]
+fn a_server_that_dies_between_calls_leaves_at_the_next_hearing() {
+    let servers = [
+        teaching("stock", "normal", &["word_count"]),
+        teaching("support", "support", &["search_policy"]),
+    ];
+    let mut host = started(servers);
+    common::kill(host.pid("support").unwrap());
+    common::eventually("the dead server heard", || {
+        host.hear();
+        host.palette().servers().count() == 1
+    });
+    let gone = host.take_failures();
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    assert_eq!(gone[0].id, "support");
+    assert!(
+        matches!(
+            gone[0].error,
+            HostError::Stdio(StdioError::Mcp(mcp_sansio::Error::Closed))
+        ),
+        "{}",
+        gone[0].error
+    );
+    let offered: Vec<&str> = host.palette().tools().map(|t| t.name).collect();
+    assert_eq!(offered, ["word_count"]);
+    assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
+    assert!(host.take_failures().is_empty());
+    host.close(DEFAULT_GRACE);
+}
+
 #[test]
 fn a_call_that_times_out_is_a_failure_that_says_so_never_a_result() {
     let mut server = teaching("stock", "hang", &["word_count"]);
     server.config.limits.operation_timeout = std::time::Duration::from_secs(1);
-    let (mut host, failures) = Host::start([server], PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started([server]);
     let observation = host.call("word_count", r#"{"text":"a b"}"#);
     assert!(observation.is_error());
     assert_eq!(
@@ -257,8 +341,7 @@ fn a_call_on_its_own_terms_keeps_its_deadline_and_its_progress() {
         teaching("stuck", "hang", &["word_count"]),
         teaching("busy", "notify", &["word_count"]),
     ];
-    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started(servers);
     let short = CallOptions::new().timeout(Duration::from_millis(300));
     let observation = host.call_with("word_count", r#"{"text":"a b"}"#, short);
     assert_eq!(
@@ -320,8 +403,7 @@ fn one_host_over_a_started_server_and_an_http_server_routes_each_call_to_its_own
         ),
         support_at("support", &remote, &[("Authorization", "Bearer sesame")]),
     ];
-    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started(servers);
     let routes: Vec<(&str, &str)> = host.palette().tools().map(|t| (t.name, t.server)).collect();
     assert_eq!(
         routes,
@@ -459,8 +541,7 @@ fn an_http_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
         teaching("stock", "normal", &["word_count"]),
         support_at("support", &remote, &[]),
     ];
-    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started(servers);
     remote.child.kill().unwrap();
     remote.child.wait().unwrap();
     let lost = host.call("search_policy", r#"{"query":"window"}"#);
@@ -483,8 +564,7 @@ fn an_http_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
 fn a_call_refused_for_a_moved_header_is_answered_and_the_palette_takes_the_new_listing() {
     let remote = Served::start("host-moved", &["--mode", "moved-header"]);
     let server = HostServer::http("stock", &remote.url, &[], common::config(&["word_count"]));
-    let (mut host, failures) = Host::start([server], PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started([server]);
     assert_eq!(common::header_marker(host.palette()), Some("Region"));
     let observation = host.call("word_count", r#"{"text":"a b c","region":"eu-west"}"#);
     common::assert_moved(
@@ -504,8 +584,7 @@ fn an_ended_subscription_is_made_again(
     heard_by: usize,
     subscriptions: impl Fn() -> Vec<serde_json::Value>,
 ) {
-    let (mut host, failures) = Host::start([stock], PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started([stock]);
     let offered = |host: &Host| -> Vec<String> {
         host.palette().tools().map(|t| t.name.to_owned()).collect()
     };
@@ -558,8 +637,7 @@ fn an_http_server_s_list_change_reaches_the_palette_through_a_subscription() {
         .into_iter()
         .collect::<Allowlist>();
     let stock = HostServer::http("stock", &served.url, &[], Config::new(allow));
-    let (mut host, failures) = Host::start([stock], PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started([stock]);
     assert_eq!(host.palette().tools().count(), 1);
     // The change comes on the subscription's stream, by the end of the next call at most.
     for _ in 0..2 {
@@ -719,8 +797,7 @@ fn a_server_over_the_application_s_stream_is_hosted_as_any_other() {
             common::config(&["process_refund"]),
         ),
     ];
-    let (mut host, failures) = Host::start(servers, PaletteConfig::default());
-    assert!(failures.is_empty(), "{failures:?}");
+    let mut host = started(servers);
     let routes: Vec<(&str, &str)> = host.palette().tools().map(|t| (t.name, t.server)).collect();
     assert_eq!(
         routes,
