@@ -255,3 +255,66 @@ fn in_2026_the_token_joins_the_request_meta_and_stays_through_every_round() {
     pair.reply(&text_reply(pair.last_id(), "2"));
     assert_eq!(pair.finished(op).unwrap().text(), "2");
 }
+
+/// Reading a resource and expanding a prompt wait on terms of their own as a call does: the
+/// token in the request, each report the operation's own and restarting its deadline; and
+/// a deadline shorter than every operation's ends the operation then, as a timeout.
+#[test]
+fn resources_and_prompts_wait_on_their_own_terms_as_calls_do() {
+    let mut pair = Pair::connected_legacy(&[], r#"{"resources":{},"prompts":{}}"#);
+    let plain = pair.client.read_resource("file:///r", pair.now).unwrap();
+    pair.drain();
+    assert!(pair.last_sent()["params"].get("_meta").is_none());
+    let plain_id = pair.last_id();
+    let read = pair
+        .client
+        .read_resource_with("file:///r", reporting(60), pair.now)
+        .unwrap();
+    pair.drain();
+    let request = pair.last_sent();
+    assert_eq!(request["method"], "resources/read");
+    assert_eq!(request["params"]["uri"], "file:///r");
+    let token = token_of(&request);
+    let read_id = pair.last_id();
+    let prompt = pair
+        .client
+        .get_prompt_with(
+            "review",
+            &[("code", "x")],
+            CallOptions::new().timeout(Duration::from_secs(2)),
+            pair.now,
+        )
+        .unwrap();
+    pair.drain();
+    let request = pair.last_sent();
+    assert_eq!(request["params"]["arguments"]["code"], "x");
+    assert!(request["params"].get("_meta").is_none(), "{request}");
+    pair.advance(2_000);
+    assert_eq!(
+        pair.finished(prompt),
+        Err(Error::Timeout {
+            operation: "prompts/get"
+        })
+    );
+    pair.advance(7_000);
+    pair.events.clear();
+    pair.reply(&report(&token, 1.0));
+    assert!(
+        matches!(pair.events[..], [Event::Progress { op, .. }] if op == read.id()),
+        "{:?}",
+        pair.events
+    );
+    // Nineteen seconds from the read, past the ten it had without a report; the plain
+    // read, on every operation's thirty, waits too.
+    pair.advance(9_999);
+    assert!(!pair.has_finished(read.id()));
+    let contents = r#"{"contents":[{"uri":"file:///r","text":"hi"}]}"#;
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{read_id},"result":{contents}}}"#
+    ));
+    assert_eq!(pair.finished(read).unwrap()[0].uri, "file:///r");
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{plain_id},"result":{contents}}}"#
+    ));
+    assert_eq!(pair.finished(plain).unwrap().len(), 1);
+}

@@ -163,7 +163,20 @@ impl Client {
         uri: &str,
         now: Instant,
     ) -> Result<Op<Vec<ResourceContents>>, Misuse> {
-        let options = CallOptions::new();
+        self.read_resource_with(uri, CallOptions::new(), now)
+    }
+
+    /// [`read_resource`](Self::read_resource), waiting as `options` say: a deadline of its
+    /// own, and the server's progress, which can restart it up to a hard maximum.
+    ///
+    /// # Errors
+    /// As [`read_resource`](Self::read_resource).
+    pub fn read_resource_with(
+        &mut self,
+        uri: &str,
+        options: CallOptions,
+        now: Instant,
+    ) -> Result<Op<Vec<ResourceContents>>, Misuse> {
         self.start_call(CallKind::Resource, now, options, |params| {
             params.string("uri", uri);
         })
@@ -179,7 +192,22 @@ impl Client {
         arguments: &[(&str, &str)],
         now: Instant,
     ) -> Result<Op<GetPromptResult>, Misuse> {
-        self.start_call(CallKind::Prompt, now, CallOptions::new(), |params| {
+        self.get_prompt_with(name, arguments, CallOptions::new(), now)
+    }
+
+    /// [`get_prompt`](Self::get_prompt), waiting as `options` say: a deadline of its own,
+    /// and the server's progress, which can restart it up to a hard maximum.
+    ///
+    /// # Errors
+    /// As [`get_prompt`](Self::get_prompt).
+    pub fn get_prompt_with(
+        &mut self,
+        name: &str,
+        arguments: &[(&str, &str)],
+        options: CallOptions,
+        now: Instant,
+    ) -> Result<Op<GetPromptResult>, Misuse> {
+        self.start_call(CallKind::Prompt, now, options, |params| {
             params.string("name", name);
             params.key("arguments");
             let mut args = ObjectWriter::open(params.out());
