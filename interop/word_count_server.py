@@ -17,7 +17,8 @@ client's model for a completion (sampling); each answers with what it was told. 
 With `--chatty` it also has a tool `chatty` that logs as many lines as it is asked for
 (`ctx.info`, each a `notifications/message`) before it answers, as a server reporting each
 step of a long job does, waiting `pause` seconds before each line and reporting its progress
-after it (`ctx.report_progress`, which the SDK sends only where the request asked for it).
+after it (`ctx.report_progress`, which the SDK sends only where the request asked for it),
+and a resource `slow://{steps}` read in `steps` half-second steps, reporting each the same way.
 With `--changes` on `mcp` 2.x it also has two tools that change what a `subscriptions/listen`
 stream hears: `grow` adds a tool (`grown_1`, `grown_2`, ...) and says the tool list changed,
 and `touch` says the resource at the URI it is given was updated.
@@ -135,6 +136,14 @@ if "--chatty" in sys.argv:
             await ctx.info(f"step {line + 1} of {lines}")
             await ctx.report_progress(line + 1, lines)
         return f"logged {lines} lines"
+
+    @server.resource("slow://{steps}")
+    async def slow(steps: str, ctx: Context) -> str:
+        """Read in `steps` half-second steps, each reported when asked."""
+        for step in range(int(steps)):
+            await anyio.sleep(0.5)
+            await ctx.report_progress(step + 1, int(steps))
+        return f"read in {steps} steps"
 
 
 if "--changes" in sys.argv and MODERN:

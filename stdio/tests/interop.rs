@@ -684,6 +684,45 @@ fn the_python_sdks_report_progress_when_asked_and_it_keeps_a_long_call_going() {
     runtime.block_on(server.close()).unwrap();
 }
 
+/// A resource read on its own terms (`read_resource_with`, through the client's `run`):
+/// the Python SDKs report a slow read's steps when the request names a token, in every
+/// revision they speak over stdio, and each report, restarting the read's two-second
+/// timeout, carries a read of three seconds to its end.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn the_python_sdks_report_a_slow_resource_read_s_progress_when_asked() {
+    let patient = CallOptions::new()
+        .timeout(Duration::from_secs(2))
+        .progress_up_to(DEADLINE);
+    for (peer, protocol) in [
+        (Peer::Chatty1, ProtocolChoice::Auto),
+        (Peer::Chatty2, ProtocolChoice::Stateful),
+        (Peer::Chatty2, ProtocolChoice::Auto),
+    ] {
+        let (mut server, _) = called(peer, &peer.command(), config(peer, protocol));
+        server.take_events();
+        let now = server.now();
+        let op = server
+            .client()
+            .read_resource_with("slow://6", patient, now)
+            .unwrap();
+        let contents = server.run(op).unwrap();
+        assert_eq!(contents.len(), 1, "{peer:?} {protocol:?}");
+        assert_eq!(
+            contents[0].body,
+            mcp_sansio::ResourceBody::Text("read in 6 steps".into()),
+            "{peer:?} {protocol:?}"
+        );
+        let reported = server
+            .take_events()
+            .into_iter()
+            .filter(|event| matches!(event, Event::Progress { .. }))
+            .count();
+        assert_eq!(reported, 6, "{peer:?} {protocol:?}");
+        closed(peer, server);
+    }
+}
+
 /// Through mcp-call: list and call in `protocol`.
 fn command_line(peer: Peer, protocol: &str) {
     let (tool, args, expected) = peer.call();
