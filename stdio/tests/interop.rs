@@ -614,11 +614,27 @@ fn a_level_asked_for_reaches_each_server_as_it_can_take_one() {
     }
 }
 
+/// The progress reports among the events `server` kept, as (progress, total).
+fn reports(server: &mut StdioClient) -> Vec<(f64, Option<f64>)> {
+    server
+        .take_events()
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::Progress {
+                progress, total, ..
+            } => Some((progress, total)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Asked for progress, the official Python SDK's servers report each step of a call
 /// (`ctx.report_progress`, sent only where the request names a token), in every revision
 /// they speak over stdio: a call that takes twice its timeout finishes, as each report
-/// restarts that timeout, and every report reaches the application as the call's own; the
-/// same call, not asking, ends at its timeout (shown once: it takes the server's grace).
+/// restarts that timeout, and every report reaches the application as the call's own; a
+/// resource read as slowly, on its own terms (`read_resource_with`, through the client's
+/// `run`), is carried to its end the same way; the same call, not asking, ends at its
+/// timeout (shown once: it takes the server's grace).
 #[test]
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn the_python_sdks_report_progress_when_asked_and_it_keeps_a_long_call_going() {
@@ -637,18 +653,20 @@ fn the_python_sdks_report_progress_when_asked_and_it_keeps_a_long_call_going() {
             .call_tool_with("chatty", &arguments, patient)
             .unwrap();
         assert_eq!(result.text(), "logged 6 lines", "{peer:?} {protocol:?}");
-        let reported: Vec<(f64, Option<f64>)> = server
-            .take_events()
-            .into_iter()
-            .filter_map(|event| match event {
-                Event::Progress {
-                    progress, total, ..
-                } => Some((progress, total)),
-                _ => None,
-            })
-            .collect();
         let steps: Vec<(f64, Option<f64>)> = (1..=6).map(|n| (f64::from(n), Some(6.0))).collect();
-        assert_eq!(reported, steps, "{peer:?} {protocol:?}");
+        assert_eq!(reports(&mut server), steps, "{peer:?} {protocol:?}");
+        let now = server.now();
+        let op = server
+            .client()
+            .read_resource_with("slow://6", patient, now)
+            .unwrap();
+        let contents = server.run(op).unwrap();
+        assert_eq!(
+            contents.iter().map(|c| &c.body).collect::<Vec<_>>(),
+            [&mcp_sansio::ResourceBody::Text("read in 6 steps".into())],
+            "{peer:?} {protocol:?}"
+        );
+        assert_eq!(reports(&mut server), steps, "{peer:?} {protocol:?}");
         if let Peer::Chatty1 = peer {
             let error = server
                 .call_tool_with("chatty", &arguments, timeout)
@@ -682,45 +700,6 @@ fn the_python_sdks_report_progress_when_asked_and_it_keeps_a_long_call_going() {
     }
     assert_eq!(reported, 6);
     runtime.block_on(server.close()).unwrap();
-}
-
-/// A resource read on its own terms (`read_resource_with`, through the client's `run`):
-/// the Python SDKs report a slow read's steps when the request names a token, in every
-/// revision they speak over stdio, and each report, restarting the read's two-second
-/// timeout, carries a read of three seconds to its end.
-#[test]
-#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
-fn the_python_sdks_report_a_slow_resource_read_s_progress_when_asked() {
-    let patient = CallOptions::new()
-        .timeout(Duration::from_secs(2))
-        .progress_up_to(DEADLINE);
-    for (peer, protocol) in [
-        (Peer::Chatty1, ProtocolChoice::Auto),
-        (Peer::Chatty2, ProtocolChoice::Stateful),
-        (Peer::Chatty2, ProtocolChoice::Auto),
-    ] {
-        let (mut server, _) = called(peer, &peer.command(), config(peer, protocol));
-        server.take_events();
-        let now = server.now();
-        let op = server
-            .client()
-            .read_resource_with("slow://6", patient, now)
-            .unwrap();
-        let contents = server.run(op).unwrap();
-        assert_eq!(contents.len(), 1, "{peer:?} {protocol:?}");
-        assert_eq!(
-            contents[0].body,
-            mcp_sansio::ResourceBody::Text("read in 6 steps".into()),
-            "{peer:?} {protocol:?}"
-        );
-        let reported = server
-            .take_events()
-            .into_iter()
-            .filter(|event| matches!(event, Event::Progress { .. }))
-            .count();
-        assert_eq!(reported, 6, "{peer:?} {protocol:?}");
-        closed(peer, server);
-    }
 }
 
 /// Through mcp-call: list and call in `protocol`.
