@@ -22,6 +22,8 @@ and a resource `slow://{steps}` read in `steps` half-second steps, reporting eac
 With `--changes` on `mcp` 2.x it also has two tools that change what a `subscriptions/listen`
 stream hears: `grow` adds a tool (`grown_1`, `grown_2`, ...) and says the tool list changed,
 and `touch` says the resource at the URI it is given was updated.
+Always, beside `word_count`, a prompt `review` (a required `text`, an optional `tone`) and a
+text resource `words://guide`.
 """
 
 import sys
@@ -52,6 +54,18 @@ def word_count(text: str) -> str:
 
     Words are runs of characters between whitespace."""
     return f"{len(text.split())} words"
+
+
+@server.prompt()
+def review(text: str, tone: str = "kind") -> str:
+    """Asks for a review of a text."""
+    return f"Review this text in a {tone} tone: {text}"
+
+
+@server.resource("words://guide", mime_type="text/plain")
+def guide() -> str:
+    """How words are counted."""
+    return "Words are runs of characters between whitespace."
 
 
 if "--roots" in sys.argv:

@@ -15,6 +15,9 @@
 //! Each peer is connected in auto mode and in each era it speaks (and refused in the era it
 //! does not), its tools listed, one tool called and its result checked, through the library
 //! and through `mcp-call`; after each, no process of the server's group is left.
+//! Prompts and resources too: each peer's listed, a prompt expanded with its arguments and a
+//! resource read (server-everything's documents compared with the files it serves), over
+//! stdio, over HTTP and through the async driver.
 //!
 //! The same peers serve Streamable HTTP too (the Python SDK with server-sent events and with
 //! JSON replies, server-everything always with events and priming): the same checks through
@@ -289,8 +292,12 @@ fn closed(peer: Peer, server: StdioClient) {
     assert_group_gone(peer, pgid);
 }
 
-/// Through the async driver: the same session as [`session`], on a tokio runtime.
-fn async_session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
+/// A tokio runtime of its own, and on it the async driver connected to `peer` over stdio in
+/// `protocol` (its events dropped).
+fn async_connected(
+    peer: Peer,
+    protocol: ProtocolChoice,
+) -> (tokio::runtime::Runtime, mcp_sansio_tokio::Handle) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -301,6 +308,12 @@ fn async_session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion)
             config(peer, protocol),
         ))
         .unwrap();
+    (runtime, server)
+}
+
+/// Through the async driver: the same session as [`session`], on a tokio runtime.
+fn async_session(peer: Peer, protocol: ProtocolChoice, version: ProtocolVersion) {
+    let (runtime, server) = async_connected(peer, protocol);
     let pgid = server.pid().unwrap();
     async_checks(&runtime, server, peer, protocol, version);
     assert_group_gone(peer, pgid);
@@ -700,6 +713,237 @@ fn the_python_sdks_report_progress_when_asked_and_it_keeps_a_long_call_going() {
     }
     assert_eq!(reported, 6);
     runtime.block_on(server.close()).unwrap();
+}
+
+/// One operation over any transport: started on the client, run to its end, its error the
+/// protocol's (a transport's own error fails the test).
+trait Asked {
+    fn ask<T: mcp_sansio::Awaited + Send + 'static>(
+        &mut self,
+        start: impl FnOnce(&mut mcp_sansio::Client, mcp_sansio::Instant) -> Result<Op<T>, Misuse>
+            + Send
+            + 'static,
+    ) -> Result<T, Error>;
+}
+
+/// The async driver, on a runtime of its own.
+impl Asked for (tokio::runtime::Runtime, mcp_sansio_tokio::Handle) {
+    fn ask<T: mcp_sansio::Awaited + Send + 'static>(
+        &mut self,
+        start: impl FnOnce(&mut mcp_sansio::Client, mcp_sansio::Instant) -> Result<Op<T>, Misuse>
+            + Send
+            + 'static,
+    ) -> Result<T, Error> {
+        let (runtime, server) = self;
+        runtime
+            .block_on(server.run(start))
+            .map_err(|error| match error {
+                mcp_sansio_tokio::AsyncError::Mcp(error) => error,
+                other => panic!("{other}"),
+            })
+    }
+}
+
+/// [`Asked`] for a blocking client, whose transport's errors wrap the protocol's in `$mcp`.
+macro_rules! asked_blocking {
+    ($client:ty, $mcp:path) => {
+        impl Asked for $client {
+            fn ask<T: mcp_sansio::Awaited + Send + 'static>(
+                &mut self,
+                start: impl FnOnce(
+                        &mut mcp_sansio::Client,
+                        mcp_sansio::Instant,
+                    ) -> Result<Op<T>, Misuse>
+                    + Send
+                    + 'static,
+            ) -> Result<T, Error> {
+                let now = self.now();
+                let op = start(self.client(), now).map_err(Error::Misuse)?;
+                self.run(op).map_err(|error| match error {
+                    $mcp(error) => error,
+                    other => panic!("{other}"),
+                })
+            }
+        }
+    };
+}
+
+asked_blocking!(StdioClient, StdioError::Mcp);
+asked_blocking!(HttpClient, HttpClientError::Mcp);
+
+/// The text of each message of an expanded prompt, with its role; other content as `None`.
+fn said(prompt: &mcp_sansio::GetPromptResult) -> Vec<(&str, Option<&str>)> {
+    prompt
+        .messages
+        .iter()
+        .map(|message| {
+            let text = match &message.content {
+                mcp_sansio::ContentBlock::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            };
+            (message.role.as_str(), text)
+        })
+        .collect()
+}
+
+/// The text of the one content a resource read gave, checked to be at `uri`.
+fn read_text(server: &mut impl Asked, uri: &str) -> String {
+    let owned = uri.to_owned();
+    let contents = server
+        .ask(move |c, now| c.read_resource(&owned, now))
+        .unwrap();
+    assert_eq!(contents.len(), 1, "{uri}: {contents:?}");
+    assert_eq!(contents[0].uri, uri);
+    match &contents[0].body {
+        mcp_sansio::ResourceBody::Text(text) => text.clone(),
+        other => panic!("{uri}: {other:?}"),
+    }
+}
+
+/// The prompt `name` expanded with `arguments`, checked to open with a user's message of
+/// `text`.
+fn expanded(
+    server: &mut impl Asked,
+    name: &'static str,
+    arguments: &'static [(&'static str, &'static str)],
+    text: &str,
+) -> mcp_sansio::GetPromptResult {
+    let expanded = server
+        .ask(move |c, now| c.get_prompt(name, arguments, now))
+        .unwrap();
+    assert_eq!(
+        said(&expanded).first(),
+        Some(&("user", Some(text))),
+        "{name}"
+    );
+    expanded
+}
+
+/// Prompts and resources of `peer` through `server`, connected: the prompts listed with
+/// their arguments, expanded with the arguments given, resources listed and read, and a
+/// prompt the server does not have answered with its error (never a result). The texts are
+/// the peers' own: server-everything's prompt templates and the files it serves, compared
+/// with the files on disk; the Python script's `review` and `words://guide`.
+fn prompts_and_resources(peer: Peer, server: &mut impl Asked) {
+    let prompts = server.ask(|c, now| c.list_prompts(now)).unwrap();
+    let resources = server.ask(|c, now| c.list_resources(now)).unwrap();
+    let (arguments, uri) = match peer {
+        Peer::Everything => (
+            vec![
+                ("simple-prompt", vec![]),
+                ("args-prompt", vec![("city", true), ("state", false)]),
+            ],
+            "demo://resource/static/document/features.md",
+        ),
+        _ => (
+            vec![("review", vec![("text", true), ("tone", false)])],
+            "words://guide",
+        ),
+    };
+    for (name, expected) in arguments {
+        let prompt = prompts.iter().find(|p| p.name == name);
+        let prompt = prompt.unwrap_or_else(|| panic!("{peer:?}: no {name} in {prompts:?}"));
+        let listed: Vec<(&str, bool)> = prompt
+            .arguments
+            .iter()
+            .map(|a| (a.name.as_str(), a.required))
+            .collect();
+        assert_eq!(listed, expected, "{peer:?} {name}");
+    }
+    assert!(
+        resources.iter().any(|r| r.uri == uri),
+        "{peer:?}: {resources:?}"
+    );
+    let text = read_text(server, uri);
+    if peer == Peer::Everything {
+        let both: &[_] = &[("city", "Paris"), ("state", "Texas")];
+        expanded(
+            server,
+            "args-prompt",
+            both,
+            "What's weather in Paris, Texas?",
+        );
+        expanded(
+            server,
+            "args-prompt",
+            &[("city", "Lima")],
+            "What's weather in Lima?",
+        );
+        // A prompt that embeds a resource: its second message is the resource itself.
+        let arguments: &[_] = &[("resourceType", "Text"), ("resourceId", "2")];
+        let opening = "This prompt includes the Text resource with id: 2. \
+            Please analyze the following resource:";
+        let embedding = expanded(server, "resource-prompt", arguments, opening);
+        assert_eq!(embedding.messages.len(), 2, "{embedding:?}");
+        match &embedding.messages[1].content {
+            mcp_sansio::ContentBlock::Resource { resource, .. } => {
+                assert_eq!(resource.uri, "demo://resource/dynamic/text/2");
+                assert!(
+                    matches!(&resource.body, mcp_sansio::ResourceBody::Text(t)
+                        if t.starts_with("Resource 2: This is a plaintext resource")),
+                    "{resource:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let on_disk = peers()
+            .join("node_modules/@modelcontextprotocol/server-everything/dist/docs/features.md");
+        assert_eq!(text, std::fs::read_to_string(on_disk).unwrap());
+        let dynamic = read_text(server, "demo://resource/dynamic/text/3");
+        assert!(dynamic.starts_with("Resource 3: "), "{dynamic}");
+    } else {
+        assert_eq!(prompts.len(), 1, "{prompts:?}");
+        let arguments: &[_] = &[("text", "hi there"), ("tone", "blunt")];
+        let opening = "Review this text in a blunt tone: hi there";
+        let review = expanded(server, "review", arguments, opening);
+        assert_eq!(review.messages.len(), 1, "{review:?}");
+        assert_eq!(
+            review.description.as_deref(),
+            Some("Asks for a review of a text.")
+        );
+        assert_eq!(text, "Words are runs of characters between whitespace.");
+    }
+    let missing = server.ask(|c, now| c.get_prompt("no-such-prompt", &[], now));
+    assert!(
+        matches!(missing, Err(Error::Rpc(_))),
+        "{peer:?}: {missing:?}"
+    );
+}
+
+/// Prompts and resources, which tools are not: each peer's listed, expanded and read over
+/// stdio in every era it speaks and over Streamable HTTP, through `run` on each blocking
+/// client and on the async driver, and a prompt it does not have answered with its error.
+#[test]
+#[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
+fn every_peer_s_prompts_and_resources_are_listed_expanded_and_read() {
+    for (peer, protocol) in [
+        (Peer::Everything, ProtocolChoice::Auto),
+        (Peer::Python2, ProtocolChoice::Auto),
+        (Peer::Python2, ProtocolChoice::Stateful),
+        (Peer::Python1, ProtocolChoice::Auto),
+    ] {
+        let (mut server, _) = called(peer, &peer.command(), config(peer, protocol));
+        prompts_and_resources(peer, &mut server);
+        closed(peer, server);
+    }
+    for (peer, served, protocol) in [
+        (Peer::Everything, Served::Events, ProtocolChoice::Auto),
+        (Peer::Python2, Served::Json, ProtocolChoice::Auto),
+        (Peer::Python2, Served::Events, ProtocolChoice::Stateful),
+        (Peer::Python1, Served::Events, ProtocolChoice::Auto),
+    ] {
+        let http = HttpPeer::start(peer, served);
+        let client = HttpClient::new(&http.url, config(peer, protocol)).unwrap();
+        let (mut client, _) = http_called(peer, client);
+        prompts_and_resources(peer, &mut client);
+        client.close();
+    }
+    for peer in [Peer::Everything, Peer::Python2] {
+        let mut driven = async_connected(peer, ProtocolChoice::Auto);
+        prompts_and_resources(peer, &mut driven);
+        let (runtime, server) = driven;
+        runtime.block_on(server.close()).unwrap();
+    }
 }
 
 /// Through mcp-call: list and call in `protocol`.
