@@ -31,10 +31,10 @@
 //!
 //! Roots: `@modelcontextprotocol/server-filesystem`, started with no directory, reaches only
 //! the folders the application gives as roots, and follows them when they change; the disk
-//! is the witness of what reached it. server-everything and both Python SDKs (`word_count_server.py --roots`) ask the
-//! client for its roots in the middle of a call (in 2026-07-28, by an `input_required`
-//! result); each driver answers with the application's, and with the new ones after
-//! `set_roots`.
+//! is the witness of what reached it. server-everything and both Python SDKs
+//! (`word_count_server.py --roots`) ask the client for its roots in the middle of a call (in
+//! 2026-07-28, by an `input_required` result); each driver answers with the application's,
+//! and with the new ones after `set_roots`.
 
 #![allow(
     clippy::unwrap_used,
