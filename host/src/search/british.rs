@@ -118,6 +118,13 @@ pub(crate) fn american_stem(stem: &str) -> Option<&'static str> {
         .map(|(_, american)| *american)
 }
 
+/// Whether `stem` is the American stem of a word British English spells otherwise, so that
+/// the word as written (its form) may be either spelling: `color` (from `colors` or
+/// `colours`), `center`; not `organ`, whose British forms are read as American ones whole.
+pub(crate) fn spelt_two_ways(stem: &str) -> bool {
+    STEMS.iter().any(|&(_, american)| american == stem)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,7 +25,7 @@ pub use bm25::Bm25;
 #[cfg(feature = "embed")]
 pub use embed::{EmbedError, Embedder, Embeddings};
 pub use hybrid::Hybrid;
-pub use text::{summary, tokens, ToolText, SUMMARY_CHARS};
+pub use text::{summary, tokens, ToolText, FORM_MARK, SUMMARY_CHARS};
 pub(crate) use text::{unspaced, Unspaced};
 #[cfg(feature = "embed")]
 pub use vectors::{CacheError, VectorCache};

@@ -8,7 +8,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
-use super::british::{american_stem, american_word};
+use super::british::{american_stem, american_word, spelt_two_ways};
 
 /// The searchable text of one tool: where it comes from, and its words by field.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,7 +19,9 @@ pub struct ToolText {
     pub tool: String,
     /// The name's terms (`get_forecast`, `getForecast`, `forecast.get` all give
     /// `get forecast`, and `getForecast` `getforecast` too, as any two words a camelCase
-    /// hump joins give both), the title's, the server's.
+    /// hump joins give both), the title's, the server's. Each field's terms are its words'
+    /// stems, then the forms ([`FORM_MARK`]) of the words their stems change: `list_commits`
+    /// gives `list`, `commit` and `=commits`.
     pub name_terms: Vec<String>,
     /// The terms of the description, the parameter names and the parameters' descriptions.
     pub body_terms: Vec<String>,
@@ -61,7 +63,7 @@ impl ToolText {
             };
             budget = budget.saturating_sub(read.chars().count());
             let words = tool_words(read);
-            terms.extend(stems(&words));
+            terms.extend(with_forms(&words));
             spelt.extend(words);
         };
         let mut name_terms = Vec::new();
@@ -89,7 +91,7 @@ impl ToolText {
         let summary = tool.description.as_deref().map(summary);
         let summary_terms = summary
             .as_deref()
-            .map(|summary| stems(&tool_words(summary)))
+            .map(|summary| with_forms(&tool_words(summary)))
             .unwrap_or_default();
         // A title is a few words; one that is not is cut as a summary is.
         let title: Option<String> = tool
@@ -596,14 +598,50 @@ fn without_stopwords(words: impl IntoIterator<Item = String>) -> Vec<String> {
 /// Each of `words` reduced to its stem, as [`tokens`] does; a British spelling to the stem
 /// of the American one (`summarise` and `summarize`, `colour` and `color` meet).
 pub(crate) fn stems<'a>(words: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    stems_and_forms(words)
+        .into_iter()
+        .map(|(stem, _)| stem)
+        .collect()
+}
+
+/// What marks a term that is a word as written, not a stem: `=commits` is the word "commits",
+/// beside its stem `commit`. No word holds it: words are split at anything that is not a
+/// letter or a digit.
+pub const FORM_MARK: char = '=';
+
+/// Each of `words`' stem ([`stems`]) and, where the stem is not the word, the word as written
+/// (`-ise` spelt `-ize`), marked with [`FORM_MARK`]: `commits` gives `commit` and
+/// `=commits`, `organised` `organ` and `=organized`, `commit` only `commit`. A plural or a
+/// tense says something the stem drops: "which collections are there" asks for
+/// `list_collections` more than for `drop_collection`. A word British English spells
+/// otherwise in its stem (`colours`, `centres`) has no form, on either side of the ocean:
+/// a catalog in either spelling ranks the same.
+pub(crate) fn stems_and_forms<'a>(
+    words: impl IntoIterator<Item = &'a String>,
+) -> Vec<(String, Option<String>)> {
     let stemmer = Stemmer::create(Algorithm::English);
     words
         .into_iter()
         .map(|word| {
             let american = american_word(word);
-            let stem = stemmer.stem(american.as_deref().unwrap_or(word));
-            american_stem(&stem).map_or_else(|| stem.into_owned(), str::to_owned)
+            let written = american.as_deref().unwrap_or(word);
+            let stemmed = stemmer.stem(written);
+            let changed = stemmed != written;
+            let stem = american_stem(&stemmed).map_or_else(|| stemmed.into_owned(), str::to_owned);
+            let form = (changed && !spelt_two_ways(&stem)).then(|| format!("{FORM_MARK}{written}"));
+            (stem, form)
         })
+        .collect()
+}
+
+/// The terms of a field of a tool made of `words`: their stems, then their forms (see
+/// [`stems_and_forms`]).
+fn with_forms(words: &[String]) -> Vec<String> {
+    let (stems, forms): (Vec<String>, Vec<Option<String>>) =
+        stems_and_forms(words).into_iter().unzip();
+    stems
+        .into_iter()
+        .chain(forms.into_iter().flatten())
         .collect()
 }
 
@@ -1118,10 +1156,24 @@ mod tests {
         );
         assert_eq!(
             text.body_terms,
-            // `cityName` also as one word: `citynam`.
-            ["forecast", "citi", "citi", "name", "citynam", "where", "town", "name"]
+            // `cityName` also as one word: `citynam`. Each part read on its own (the
+            // description, then each parameter's name and description): its stems, then
+            // the forms of the words its stems change.
+            [
+                "forecast",
+                "citi",
+                "=city",
+                "citi",
+                "name",
+                "citynam",
+                "=city",
+                "=cityname",
+                "where",
+                "town",
+                "name"
+            ]
         );
-        assert_eq!(text.summary_terms, ["forecast", "citi"]);
+        assert_eq!(text.summary_terms, ["forecast", "citi", "=city"]);
         assert_eq!(
             text.passage,
             "noaa: get forecast. Weather outlook. Forecast for a city"
