@@ -5,9 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::hints::hints;
 use super::spelling::slips;
 use super::synonyms::related;
-use super::text::{
-    query_words, request, stems, stems_and_forms, tokens, Frames, ToolText, FORM_MARK,
-};
+use super::text::{query_words, request, stems_and_forms, tokens, Frames, ToolText, FORM_MARK};
 use super::{best as best_k, keys, Hit, RankError, Ranker};
 
 /// Okapi BM25, built once per catalog, over each tool's name, title, description, parameter
@@ -76,8 +74,9 @@ pub struct Bm25 {
     named: HashMap<String, Vec<usize>>,
     /// How many distinct terms each tool's name holds.
     name_sizes: Vec<usize>,
-    /// Every word of the catalog as written (lowercased), and its stem.
-    spellings: HashMap<String, String>,
+    /// Every word of the catalog as written (lowercased), its stem and its form: what a slip
+    /// of the keys or two words written as one are searched as.
+    spellings: HashMap<String, (String, Option<String>)>,
     lengths: Vec<f64>,
     average: f64,
     /// (server, tool) of each tool, for breaking ties.
@@ -187,7 +186,7 @@ impl Bm25 {
         let spellings = spelt
             .iter()
             .map(|&w| w.clone())
-            .zip(stems(spelt.iter().copied()))
+            .zip(stems_and_forms(spelt.iter().copied()))
             .collect();
         #[allow(clippy::cast_precision_loss)]
         let average = lengths.iter().sum::<f64>() / (lengths.len().max(1) as f64);
@@ -294,6 +293,7 @@ impl Bm25 {
                     variants
                         .iter()
                         .filter_map(|slip| self.spellings.get(slip))
+                        .flat_map(stem_and_form)
                         .cloned(),
                 );
             }
@@ -357,6 +357,11 @@ fn with_related(words: &[String]) -> Vec<(&str, bool)> {
     terms
 }
 
+/// The terms a word of the catalog is searched as: its stem, and its form if it has one.
+fn stem_and_form((stem, form): &(String, Option<String>)) -> impl Iterator<Item = &String> {
+    std::iter::once(stem).chain(form)
+}
+
 /// The highest of the `touched` tools' `scores`, never 0: what a query's scores are divided
 /// by, so its best match scores 1.
 fn best_of(scores: &[f64], touched: &[usize]) -> f64 {
@@ -382,6 +387,7 @@ impl Ranker for Bm25 {
             compounds
                 .iter()
                 .filter_map(|compound| self.spellings.get(compound))
+                .flat_map(stem_and_form)
                 .cloned(),
         );
         words.sort();
@@ -800,6 +806,15 @@ mod tests {
                 1
             ),
             ["list_collections"]
+        );
+        // A slip of the keys is read as the word meant, form and all.
+        assert_eq!(
+            index
+                .rank("what colletcions are in the shop database", 4)
+                .unwrap(),
+            index
+                .rank("what collections are in the shop database", 4)
+                .unwrap()
         );
         // A form matches only itself: the singular still finds what its stem finds.
         assert_eq!(
