@@ -14,7 +14,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mcp_sansio_host::search::{tokens, Bm25, Ranker, ToolText};
+use mcp_sansio::{Catalog, CatalogPolicy, Limits};
+use mcp_sansio_host::search::{Bm25, Ranker, ToolText};
 
 const TOOLS: usize = 10_000;
 
@@ -86,23 +87,21 @@ const WORDS: [&str; 64] = [
     "contact",
 ];
 
-/// Tool `n`: a three-word name and a twelve-word description, spread over the vocabulary.
+/// Tool `n`: a three-word name and a twelve-word description, spread over the vocabulary,
+/// read as a real server's tool is ([`ToolText::new`]: stems, forms, the first sentence).
 fn tool(n: usize) -> ToolText {
     let word = |i: usize| WORDS[(n * 7 + i * 13 + i * i) % WORDS.len()];
     let name = format!("{}_{}_{}", word(0), word(1), word(2));
     let description = (3..15).map(word).collect::<Vec<&str>>().join(" ");
-    ToolText {
-        server: format!("server_{}", n % 100),
-        tool: name.clone(),
-        name_terms: tokens(&name),
-        body_terms: tokens(&description),
-        summary_terms: Vec::new(),
-        passage: format!("{}. {description}", name.replace('_', " ")),
-        words: format!("{name} {description}")
-            .split(['_', ' '])
-            .map(str::to_owned)
-            .collect(),
-    }
+    let listing = serde_json::json!({"tools": [{
+        "name": name, "description": description, "inputSchema": {"type": "object"}}]});
+    let catalog = Catalog::from_json(
+        &listing.to_string(),
+        CatalogPolicy::STRICT,
+        &Limits::default(),
+    )
+    .unwrap();
+    ToolText::new(&format!("server_{}", n % 100), &catalog.tools()[0])
 }
 
 const QUERY: &str = "refund the customer's last order payment";
