@@ -598,9 +598,10 @@ fn without_stopwords(words: impl IntoIterator<Item = String>) -> Vec<String> {
 /// Each of `words` reduced to its stem, as [`tokens`] does; a British spelling to the stem
 /// of the American one (`summarise` and `summarize`, `colour` and `color` meet).
 pub(crate) fn stems<'a>(words: impl IntoIterator<Item = &'a String>) -> Vec<String> {
-    stems_and_forms(words)
+    let stemmer = Stemmer::create(Algorithm::English);
+    words
         .into_iter()
-        .map(|(stem, _)| stem)
+        .map(|word| stem_of(&stemmer, word).0)
         .collect()
 }
 
@@ -623,15 +624,23 @@ pub(crate) fn stems_and_forms<'a>(
     words
         .into_iter()
         .map(|word| {
-            let american = american_word(word);
-            let written = american.as_deref().unwrap_or(word);
-            let stemmed = stemmer.stem(written);
-            let changed = stemmed != written;
-            let stem = american_stem(&stemmed).map_or_else(|| stemmed.into_owned(), str::to_owned);
-            let form = (changed && !spelt_two_ways(&stem)).then(|| format!("{FORM_MARK}{written}"));
+            let (stem, changed) = stem_of(&stemmer, word);
+            let form = changed
+                .filter(|_| !spelt_two_ways(&stem))
+                .map(|written| format!("{FORM_MARK}{written}"));
             (stem, form)
         })
         .collect()
+}
+
+/// `word`'s stem (a British spelling's the American one's), and the word as written (`-ise`
+/// spelt `-ize`) where the stemmer changed it.
+fn stem_of<'a>(stemmer: &Stemmer, word: &'a str) -> (String, Option<Cow<'a, str>>) {
+    let written = american_word(word).map_or(Cow::Borrowed(word), Cow::Owned);
+    let stemmed = stemmer.stem(&written);
+    let changed = stemmed != written;
+    let stem = american_stem(&stemmed).map_or_else(|| stemmed.into_owned(), str::to_owned);
+    (stem, changed.then_some(written))
 }
 
 /// The terms of a field of a tool made of `words`: their stems, then their forms (see
