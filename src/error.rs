@@ -568,6 +568,12 @@ pub enum Misuse {
         /// The tool's name.
         name: String,
     },
+    /// A prompt's argument was given twice: the JSON object it would be sent as would repeat
+    /// a key, which a strict reader (this crate's own) refuses and others read as they like.
+    PromptArgumentRepeated {
+        /// The argument's name.
+        name: String,
+    },
     /// The server did not declare the capability the operation needs.
     CapabilityNotOffered {
         /// The capability: `tools`, `resources`, `prompts`, `resources.subscribe` or
@@ -625,6 +631,9 @@ impl fmt::Display for Misuse {
             Misuse::ToolNotAdvertised { name } => {
                 write!(f, "tool {name:?} is not in the server's catalog")
             }
+            Misuse::PromptArgumentRepeated { name } => {
+                write!(f, "prompt argument {name:?} is given more than once")
+            }
             Misuse::CapabilityNotOffered { capability } => {
                 write!(f, "the server does not offer the {capability} capability")
             }
@@ -670,6 +679,9 @@ mod tests {
             Misuse::ConnectionFailed,
             Misuse::ToolNotAllowed { name: "rm".into() },
             Misuse::ToolNotAdvertised { name: "rm".into() },
+            Misuse::PromptArgumentRepeated {
+                name: "tone".into(),
+            },
             Misuse::CapabilityNotOffered {
                 capability: "tools",
             },
@@ -695,6 +707,7 @@ mod tests {
                 | Misuse::ConnectionFailed
                 | Misuse::ToolNotAllowed { .. }
                 | Misuse::ToolNotAdvertised { .. }
+                | Misuse::PromptArgumentRepeated { .. }
                 | Misuse::CapabilityNotOffered { .. }
                 | Misuse::TooManyInFlight { .. }
                 | Misuse::UnknownOperation
@@ -932,7 +945,7 @@ mod tests {
             assert!(!sentences.contains(&sentence), "{sentence:?} is said twice");
             sentences.push(sentence);
         }
-        assert_eq!(sentences.len(), 5 + 10 + 26 + 4 + 14 + 17);
+        assert_eq!(sentences.len(), 5 + 10 + 26 + 4 + 14 + 18);
     }
 
     #[test]

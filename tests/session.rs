@@ -696,6 +696,25 @@ fn resources_and_prompts_are_listed_read_and_expanded() {
     ));
     let prompt = pair.finished(op).unwrap();
     assert_eq!(prompt.messages[0].role, "user");
+
+    // An argument named twice would be a key repeated in one object: refused, unsent.
+    pair.sent.clear();
+    assert_eq!(
+        pair.client.get_prompt(
+            "review",
+            &[("code", "a"), ("tone", "kind"), ("code", "b")],
+            pair.now
+        ),
+        Err(Misuse::PromptArgumentRepeated {
+            name: "code".into()
+        })
+    );
+    pair.drain();
+    assert!(
+        pair.sent.is_empty(),
+        "a refused prompt sent {:?}",
+        pair.sent
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The application's commands: each checks what it can refuse, then queues its first
 //! request and starts its operation's one deadline. A refusal queues nothing.
 
+use alloc::collections::BTreeSet;
 use alloc::{string::String, vec::Vec};
 
 use super::{CallOptions, Client, State};
@@ -182,10 +183,11 @@ impl Client {
         })
     }
 
-    /// Expands the prompt `name` with string `arguments`.
+    /// Expands the prompt `name` with string `arguments`, each argument named once.
     ///
     /// # Errors
-    /// As [`list_prompts`](Self::list_prompts).
+    /// [`Misuse::PromptArgumentRepeated`] if two arguments share a name (nothing is sent),
+    /// or the refusals of [`list_prompts`](Self::list_prompts).
     pub fn get_prompt(
         &mut self,
         name: &str,
@@ -207,6 +209,13 @@ impl Client {
         options: CallOptions,
         now: Instant,
     ) -> Result<Op<GetPromptResult>, Misuse> {
+        // Each name once: the object they are sent as must not repeat a key.
+        let mut named = BTreeSet::new();
+        if let Some((name, _)) = arguments.iter().find(|(name, _)| !named.insert(*name)) {
+            return Err(Misuse::PromptArgumentRepeated {
+                name: String::from(*name),
+            });
+        }
         self.start_call(CallKind::Prompt, now, options, |params| {
             params.string("name", name);
             params.key("arguments");
