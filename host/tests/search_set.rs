@@ -143,9 +143,11 @@ fn bm25_recall_at_5_does_not_fall() {
     // an issue) counted as query words; 201 (0.801) with 90 more synonym groups; 202 (0.805)
     // with a tool's name held by words related to the query's ("show me what's in notes.txt"
     // names `read_file`). The forms of words (`=collections` beside `collection`) kept it
-    // there, and found 5 more first. README has the figures.
+    // there, and found 5 more first; 204 (0.813) with a title read from the annotations
+    // where a tool has no other ("run the pricing watcher right now" finds Firecrawl's
+    // "Run monitor now"). README has the figures.
     let built = recall(Set::Built);
-    assert!(built >= 202, "{built} of 251");
+    assert!(built >= 204, "{built} of 251");
     // 124 of 198 (0.626) when the held-out set was written, with the ranker above; 130
     // (0.657) with the 90 groups; 132 (0.667) with neighbouring words read as one ("roll
     // back" as `rollback`); 135 (0.682) with names held by related words ("remove the
@@ -161,9 +163,10 @@ fn bm25_recall_at_5_does_not_fall() {
     // 92 of 130 (0.708) when the unseen set was written; 95 (0.731) with the 90 groups; 93
     // (0.715) with the forms of words, which lose "find the coordinates of 10 Downing
     // Street" and "split the Asana project into columns …" to tools that write
-    // `coordinates` and `columns`, and find 2 more first.
+    // `coordinates` and `columns`, and find 2 more first; 94 (0.723) with the annotations'
+    // titles ("find contacts at acme.com in the CRM": HubSpot's "Search CRM Objects").
     let unseen = recall(Set::Unseen);
-    assert!(unseen >= 93, "{unseen} of 130");
+    assert!(unseen >= 94, "{unseen} of 130");
     // 92 of 139 (0.662) when the fifth set was written; 93 (0.669) with the 90 groups; 94
     // (0.676) with the forms of words.
     let fifth = recall(Set::Fifth);

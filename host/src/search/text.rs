@@ -19,9 +19,9 @@ pub struct ToolText {
     pub tool: String,
     /// The name's terms (`get_forecast`, `getForecast`, `forecast.get` all give
     /// `get forecast`, and `getForecast` `getforecast` too, as any two words a camelCase
-    /// hump joins give both), the title's, the server's. Each field's terms are its words'
-    /// stems, then the forms ([`FORM_MARK`]) of the words their stems change: `list_commits`
-    /// gives `list`, `commit` and `=commits`.
+    /// hump joins give both), the title's (the annotations' where the tool has none), the
+    /// server's. Each field's terms are its words' stems, then the forms ([`FORM_MARK`]) of
+    /// the words their stems change: `list_commits` gives `list`, `commit` and `=commits`.
     pub name_terms: Vec<String>,
     /// The terms of the description, the parameter names and the parameters' descriptions.
     pub body_terms: Vec<String>,
@@ -68,7 +68,8 @@ impl ToolText {
         };
         let mut name_terms = Vec::new();
         read(&tool.name, &mut name_terms);
-        if let Some(title) = &tool.title {
+        let title = title(tool);
+        if let Some(title) = &title {
             read(title, &mut name_terms);
         }
         read(server, &mut name_terms);
@@ -94,8 +95,7 @@ impl ToolText {
             .map(|summary| with_forms(&tool_words(summary)))
             .unwrap_or_default();
         // A title is a few words; one that is not is cut as a summary is.
-        let title: Option<String> = tool
-            .title
+        let title: Option<String> = title
             .as_deref()
             .map(|title| title.chars().take(SUMMARY_CHARS).collect());
         for part in [title.as_deref(), summary.as_deref()]
@@ -116,6 +116,24 @@ impl ToolText {
             passage,
             words: spelt,
         }
+    }
+}
+
+/// A tool's title as the specification has it shown: its `title`, or else the `title` of its
+/// `annotations` (where servers written before the top-level field put it, and where many
+/// still do: 199 tools of the labelled sets have a title only there).
+fn title(tool: &Tool) -> Option<Cow<'_, str>> {
+    if let Some(title) = &tool.title {
+        return Some(Cow::Borrowed(title));
+    }
+    let Value::Object(mut annotations) =
+        serde_json::from_str(tool.annotations.as_ref()?.as_str()).ok()?
+    else {
+        return None;
+    };
+    match annotations.remove("title")? {
+        Value::String(title) => Some(Cow::Owned(title)),
+        _ => None,
     }
 }
 
@@ -1196,6 +1214,40 @@ mod tests {
                 "weather", "where"
             ]
         );
+    }
+
+    #[test]
+    fn a_tool_without_a_title_is_read_with_its_annotations_title() {
+        let catalog = mcp_sansio::Catalog::from_json(
+            r#"{"tools":[
+                {"name":"list_processes","description":"List processes.",
+                 "annotations":{"title":"List Running Processes","readOnlyHint":true},
+                 "inputSchema":{"type":"object"}},
+                {"name":"kill","title":"End a process","description":"Kill one.",
+                 "annotations":{"title":"Terminate"},"inputSchema":{"type":"object"}},
+                {"name":"odd","annotations":{"title":7},"inputSchema":{"type":"object"}}]}"#,
+            mcp_sansio::CatalogPolicy::STRICT,
+            &mcp_sansio::Limits::default(),
+        )
+        .unwrap();
+        // A catalog holds its tools sorted by name.
+        let [titled, listed, odd] = catalog.tools() else {
+            panic!("three tools");
+        };
+        // The annotations' title is the title where the tool has none: in the name's
+        // field and in the passage.
+        let text = ToolText::new("desktop", listed);
+        assert!(text.name_terms.contains(&"run".to_owned()), "{text:?}");
+        assert_eq!(
+            text.passage,
+            "desktop: list processes. List Running Processes. List processes"
+        );
+        // A tool's own title comes first, as the specification shows it.
+        let text = ToolText::new("desktop", titled);
+        assert!(!text.words.contains(&"terminate".to_owned()), "{text:?}");
+        assert_eq!(text.passage, "desktop: kill. End a process. Kill one");
+        // A title that is not a string is no title.
+        assert_eq!(ToolText::new("desktop", odd).passage, "desktop: odd");
     }
 
     #[test]
