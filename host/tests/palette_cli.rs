@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const CATALOG: &str = r#"{"servers":[
  {"server":"weather","tools":[
@@ -21,10 +22,30 @@ const QUERIES: &str = r#"{"query":"will it rain in Lyon tomorrow","expect":[["we
 {"query":"any storm warnings in Texas","expect":[["weather","get_alerts"],["weather","get_forecast"]]}
 "#;
 
-fn write(name: &str, text: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("mcp-palette-{}-{name}", std::process::id()));
+/// A file the test wrote under the temporary folder, removed when dropped.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `text` in a file of its own: tests running side by side may write the same `name`.
+fn write(name: &str, text: &str) -> Scratch {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("mcp-palette-{}-{n}-{name}", std::process::id()));
     std::fs::write(&path, text).unwrap();
-    path
+    Scratch(path)
 }
 
 fn palette(args: &[&str]) -> (Option<i32>, String, String) {

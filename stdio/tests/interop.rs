@@ -1281,11 +1281,13 @@ enum Served {
     OldSse,
 }
 
-/// A peer serving HTTP on a port of its own, killed when dropped.
+/// A peer serving HTTP on a port of its own, killed when dropped (and the OAuth peer's log
+/// removed).
 struct HttpPeer {
     peer: Peer,
     child: std::process::Child,
     url: String,
+    log: Option<PathBuf>,
 }
 
 impl HttpPeer {
@@ -1362,6 +1364,7 @@ impl HttpPeer {
             peer,
             child,
             url: format!("http://127.0.0.1:{port}/{path}"),
+            log: (peer == Peer::Guarded).then(|| oauth_log(port)),
         }
     }
 
@@ -1452,6 +1455,9 @@ impl Drop for HttpPeer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(log) = &self.log {
+            let _ = std::fs::remove_file(log);
+        }
     }
 }
 
@@ -1827,15 +1833,25 @@ fn server_everything_holds_the_application_s_roots_and_hears_when_they_change() 
     runtime.block_on(server.close()).unwrap();
 }
 
+/// A folder under the temporary folder, removed with all it holds when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Two folders for server-filesystem, each holding one file, made anew under the temporary
 /// folder (by its real path, which is the one the server reports); and their `file://` URIs.
-fn two_folders(name: &str) -> [(PathBuf, Root); 2] {
+/// Both are removed when the returned [`Scratch`] is dropped.
+fn two_folders(name: &str) -> (Scratch, [(PathBuf, Root); 2]) {
     let base = std::env::temp_dir()
         .canonicalize()
         .unwrap()
         .join(format!("mcp-sansio-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
-    ["inside", "outside"].map(|folder| {
+    let folders = ["inside", "outside"].map(|folder| {
         let dir = base.join(folder);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("note.txt"), format!("the {folder} note\n")).unwrap();
@@ -1843,7 +1859,8 @@ fn two_folders(name: &str) -> [(PathBuf, Root); 2] {
             .unwrap()
             .with_name(folder);
         (dir, root)
-    })
+    });
+    (Scratch(base), folders)
 }
 
 /// A config for server-filesystem allowing `list_allowed_directories` and `tool`, giving
@@ -1869,7 +1886,7 @@ fn arguments(value: &serde_json::Value) -> RawObject {
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn server_filesystem_reaches_only_the_application_s_roots() {
     let peer = Peer::Filesystem;
-    let [(inside, inside_root), (outside, outside_root)] = two_folders("roots");
+    let (_scratch, [(inside, inside_root), (outside, outside_root)]) = two_folders("roots");
     let config = files_config("read_text_file", inside_root);
     let mut server = StdioClient::spawn(&peer.command(), config).unwrap();
     let pgid = server.pid();
@@ -1930,7 +1947,7 @@ fn server_filesystem_reaches_only_the_application_s_roots() {
 #[ignore = "needs the real servers: MCP_INTEROP_PEERS=$(.ci/install-peers)"]
 fn a_host_over_server_filesystem_edits_only_what_the_schema_and_the_roots_allow() {
     let peer = Peer::Filesystem;
-    let [(inside, inside_root), (outside, _)] = two_folders("edits");
+    let (_scratch, [(inside, inside_root), (outside, _)]) = two_folders("edits");
     let config = files_config("edit_file", inside_root);
     let servers = vec![mcp_sansio_stdio::HostServer::new(
         "files",
