@@ -7,6 +7,8 @@ use std::os::fd::OwnedFd;
 use std::process::ExitStatus;
 use std::time::Duration;
 
+use rustix::event::PollFd;
+
 use mcp_sansio::{
     Allowlist, CallOptions, CallToolResult, Catalog, Config, Connected, ErrorCode, Event, ListKind,
     LogLevel, OpId, RawObject, Reply, Responder, Root, RpcError, ServerNotification, ServerRequest,
@@ -308,6 +310,9 @@ impl Joined {
         })
     }
 }
+
+/// The longest [`Host::wait`] goes without looking at a server over HTTP.
+const HTTP_LOOK: Duration = Duration::from_millis(20);
 
 /// The answer to a server's request when the application set no responder for it.
 fn unanswered(_: &ServerRequest) -> Reply {
@@ -612,14 +617,70 @@ impl Host {
     /// stream closed leaves the host (see [`take_failures`](Host::take_failures)); a request
     /// of a server's is answered by its responder; the rest is kept for
     /// [`take_events`](Host::take_events). Call it before each offer, so that the model is
-    /// offered what the servers hold now and not what they held at the last call of each.
+    /// offered what the servers hold now and not what they held at the last call of each;
+    /// [`wait`](Host::wait) does the same when there is nothing to do until a server speaks.
     ///
     /// Nothing here waits on a server but a relisting and, over HTTP, the sending of an
     /// answer to its request, each under the server's deadline. A server over HTTP is heard
     /// on the streams that stand: its subscription in 2026-07-28, the session's `GET` stream
     /// in a handshake revision where the server offers one.
     pub fn hear(&mut self) {
+        self.hear_all();
+    }
+
+    /// Waits until a server says something for the application, or until `timeout` has
+    /// passed: [`hear`](Host::hear), again each time a server has sent more, until one of
+    /// them gives the application something new. True when something did: an event kept for
+    /// [`take_events`](Host::take_events) (or dropped for want of room, and counted in
+    /// [`events_lost`](Host::events_lost)), a tool list listed again (the palette may have
+    /// changed: offer again), or a server gone ([`take_failures`](Host::take_failures)).
+    /// False when `timeout` passed without; a request of a server's answered by its responder
+    /// is no news. How an application that has nothing to call listens to all its servers at
+    /// once, instead of calling `hear` in a loop of its own.
+    ///
+    /// Servers over stdio and over a stream are waited on together, so the wait ends as
+    /// soon as one of them writes. A server over HTTP is heard on its workers' replies, which
+    /// come on no descriptor a wait can watch: while the host holds one, it looks again at
+    /// least every 20 ms.
+    pub fn wait(&mut self, timeout: Duration) -> bool {
+        let started = std::time::Instant::now();
+        loop {
+            if self.hear_all() {
+                return true;
+            }
+            let left = timeout.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return false;
+            }
+            self.wait_for_input(left);
+        }
+    }
+
+    /// Waits at most `left` until a server over stdio or a stream has written or can be
+    /// written to, or until a client's next deadline; at most [`HTTP_LOOK`] while a server
+    /// over HTTP is among them. A wait the system refuses (a descriptor closed under it) is
+    /// a sleep of that much, the failure left to the next hearing, which reads it.
+    fn wait_for_input(&self, left: Duration) {
+        let mut wait = left;
+        let mut fds = Vec::new();
+        for server in self.servers.values() {
+            match server.link.waits_on() {
+                Some((watched, wake)) => {
+                    fds.extend(watched);
+                    wait = wake.map_or(wait, |wake| wait.min(wake));
+                }
+                None => wait = wait.min(HTTP_LOOK),
+            }
+        }
+        if fds.is_empty() || crate::stream::wait_on(&mut fds, wait).is_err() {
+            std::thread::sleep(wait.min(HTTP_LOOK));
+        }
+    }
+
+    /// [`hear`](Host::hear): true when the application has something new.
+    fn hear_all(&mut self) -> bool {
         let ids: Vec<String> = self.servers.keys().cloned().collect();
+        let mut news = false;
         for id in ids {
             let Some(server) = self.servers.get_mut(&id) else {
                 continue;
@@ -628,18 +689,23 @@ impl Host {
                 Ok(arrived) => (arrived, None),
                 Err(error) => (Vec::new(), Some(error)),
             };
-            self.hear_from(&id, gone, arrived);
+            news |= self.hear_from(&id, gone, arrived);
         }
+        news
     }
 
     /// Looks at what server `id` said besides its answers (`arrived`, and what its client
     /// keeps): a list change is listed again, a
     /// listing a call made itself (after a header mismatch) taken, and the rest kept for the
     /// application; a server that is `gone`, or whose connection failed, leaves the host.
-    fn hear_from(&mut self, id: &str, mut gone: Option<HostError>, arrived: Vec<Event>) {
+    /// True when the application has something new from it: an event kept or lost, a
+    /// listing, or its leaving.
+    fn hear_from(&mut self, id: &str, mut gone: Option<HostError>, arrived: Vec<Event>) -> bool {
         let Some(server) = self.servers.get_mut(id) else {
-            return;
+            return false;
         };
+        let lost_before = self.lost;
+        let kept_before = self.heard.len();
         let relisted = server.link.take_relisted();
         let dropped = server.link.events_lost();
         self.lost = self
@@ -663,6 +729,7 @@ impl Host {
                 _ => self.lost = self.lost.saturating_add(1),
             }
         }
+        let mut news = self.lost != lost_before || self.heard.len() != kept_before;
         if lost && gone.is_none() {
             server.listening = server.link.listen_for_changes();
             changed = true;
@@ -675,6 +742,7 @@ impl Host {
             (false, relisted) => relisted.map(Ok),
         };
         if let Some(listed) = listed {
+            news = true;
             match listed {
                 Ok(catalog) => {
                     let set = self
@@ -689,7 +757,9 @@ impl Host {
         }
         if let Some(error) = gone {
             self.drop_server(id, error);
+            news = true;
         }
+        news
     }
 
     fn drop_server(&mut self, id: &str, error: HostError) {
@@ -854,6 +924,17 @@ impl Link {
             Link::Process(client) => client.wait_events(Duration::ZERO).map_err(HostError::Stdio),
             Link::Stream(client) => client.wait_events(Duration::ZERO).map_err(HostError::Stdio),
             Link::Http(client) => Ok(client.wait_events(Duration::ZERO)),
+        }
+    }
+
+    /// What a wait across servers watches of this link: its descriptors, and how long until
+    /// its client's next deadline. `None` over HTTP, whose replies come on its workers'
+    /// channel, not on a descriptor.
+    fn waits_on(&self) -> Option<(Vec<PollFd<'_>>, Option<Duration>)> {
+        match self {
+            Link::Process(client) => Some((client.poll_fds(), client.next_wake(None))),
+            Link::Stream(client) => Some((client.poll_fds(), client.next_wake(None))),
+            Link::Http(_) => None,
         }
     }
 

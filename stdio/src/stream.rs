@@ -371,39 +371,18 @@ impl<R: Read + AsFd, W: Write + AsFd, P> StreamClient<R, W, P> {
     /// server's input.
     fn exchange(&mut self, until: Option<Instant>) -> Result<(), StdioError> {
         self.send_queued()?;
-        let deadline = [self.client.poll_timeout(), until]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or_else(|| {
-                self.now()
-                    .saturating_add(Duration::from_millis(IDLE_WAIT_MS))
-            });
-        let mut left = deadline.as_millis().saturating_sub(self.now().as_millis());
-        if self.stop.is_some() {
-            left = left.min(STOP_CHECK_MS);
-        }
-        let wait = Duration::from_millis(left);
+        let wait = self
+            .next_wake(until)
+            .unwrap_or(Duration::from_millis(IDLE_WAIT_MS));
         let want_write = !self.outgoing.is_empty() && self.writer.is_some();
         let (readable, writable) = {
-            let mut fds = Vec::with_capacity(2);
-            if self.reader_open {
-                fds.push(PollFd::new(&self.reader, PollFlags::IN));
-            }
-            if let (true, Some(writer)) = (want_write, &self.writer) {
-                fds.push(PollFd::new(writer, PollFlags::OUT));
-            }
+            let mut fds = self.poll_fds();
             if fds.is_empty() {
                 // Nothing to read or write: only the clock can end the operation.
                 std::thread::sleep(wait);
                 (false, false)
             } else {
-                let timeout = rustix::event::Timespec::try_from(wait)
-                    .map_err(|e| StdioError::Io(io::Error::other(e)))?;
-                match poll(&mut fds, Some(&timeout)) {
-                    Ok(_) | Err(rustix::io::Errno::INTR) => {}
-                    Err(e) => return Err(StdioError::Io(e.into())),
-                }
+                wait_on(&mut fds, wait)?;
                 let ready = |i: usize| fds.get(i).is_some_and(|fd| !fd.revents().is_empty());
                 let readable = self.reader_open && ready(0);
                 let writable = want_write && ready(usize::from(self.reader_open));
@@ -418,6 +397,35 @@ impl<R: Read + AsFd, W: Write + AsFd, P> StreamClient<R, W, P> {
         }
         self.client.handle_timeout(self.now());
         Ok(())
+    }
+
+    /// What a wait on this stream watches: the server's output while it may still hold
+    /// something (first), and the server's input while the client has bytes for it.
+    pub(crate) fn poll_fds(&self) -> Vec<PollFd<'_>> {
+        let mut fds = Vec::with_capacity(2);
+        if self.reader_open {
+            fds.push(PollFd::new(&self.reader, PollFlags::IN));
+        }
+        if let (false, Some(writer)) = (self.outgoing.is_empty(), &self.writer) {
+            fds.push(PollFd::new(writer, PollFlags::OUT));
+        }
+        fds
+    }
+
+    /// How long a wait on this stream may last: until the client's next deadline or `until`,
+    /// whichever comes first, and at most [`STOP_CHECK_MS`] while a stop flag is set; `None`
+    /// when nothing bounds it.
+    pub(crate) fn next_wake(&self, until: Option<Instant>) -> Option<Duration> {
+        let deadline = [self.client.poll_timeout(), until]
+            .into_iter()
+            .flatten()
+            .min();
+        let left = deadline.map(|at| at.as_millis().saturating_sub(self.now().as_millis()));
+        let left = match self.stop {
+            Some(_) => Some(left.map_or(STOP_CHECK_MS, |left| left.min(STOP_CHECK_MS))),
+            None => left,
+        };
+        left.map(Duration::from_millis)
     }
 
     /// Reads until the stream has nothing more now; hands each read to the client. End of
@@ -509,4 +517,22 @@ fn closed_by_peer(kind: io::ErrorKind) -> bool {
             | io::ErrorKind::ConnectionAborted
             | io::ErrorKind::NotConnected
     )
+}
+
+/// The longest one [`wait_on`] lasts: a longer wait is made in pieces by the loop around it,
+/// and no `poll` is asked for a timeout it cannot take (`Duration::MAX`).
+const LONGEST_POLL: Duration = Duration::from_secs(3600);
+
+/// Waits until one of `fds` is ready or `wait` has passed (at most [`LONGEST_POLL`]); a
+/// signal only ends the wait early.
+///
+/// # Errors
+/// [`StdioError::Io`] if the wait cannot be made (a descriptor closed under it).
+pub(crate) fn wait_on(fds: &mut [PollFd<'_>], wait: Duration) -> Result<(), StdioError> {
+    let timeout = rustix::event::Timespec::try_from(wait.min(LONGEST_POLL))
+        .map_err(|e| StdioError::Io(io::Error::other(e)))?;
+    match poll(fds, Some(&timeout)) {
+        Ok(_) | Err(rustix::io::Errno::INTR) => Ok(()),
+        Err(e) => Err(StdioError::Io(e.into())),
+    }
 }

@@ -238,7 +238,8 @@ fn a_list_change_is_listed_again_and_surviving_names_stay() {
 /// be offered the old list until the next call to that server, which might never come.
 /// `hear` reads every server without waiting and lists a changed one again: over stdio in a
 /// handshake revision (the change told unasked) and in 2026-07-28 (told on the host's
-/// subscription), and over HTTP on the subscription's stream.
+/// subscription), and over HTTP on the subscription's stream. `wait` waits on both servers
+/// at once and ends at the change, which is news.
 #[test]
 fn a_change_told_between_calls_is_heard_before_the_next_offer() {
     let later = ["--mode", "change-later", "--delay-ms", "100"];
@@ -270,11 +271,10 @@ fn a_change_told_between_calls_is_heard_before_the_next_offer() {
         assert!(failures.is_empty(), "{at}: {failures:?}");
         let offers_letters = |host: &Host| host.palette().tools().any(|t| t.name == "letter_count");
         assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
-        // Only the other server is called from now on; the change is heard all the same.
-        common::eventually(&format!("{at}: the change heard between calls"), || {
-            host.hear();
-            offers_letters(&host)
-        });
+        // Nothing is called while the host waits; the change ends the wait.
+        assert!(host.wait(common::SLACK), "{at}: the change never heard");
+        assert!(offers_letters(&host), "{at}");
+        assert!(host.take_events().is_empty(), "{at}");
         let policy = host.call("search_policy", r#"{"query":"window"}"#);
         assert!(!policy.is_error(), "{at}: {policy:?}");
         assert_eq!(host.call("letter_count", r#"{"text":"ab c"}"#).text(), "3");
@@ -312,6 +312,28 @@ fn a_server_that_dies_between_calls_leaves_at_the_next_hearing() {
     assert_eq!(offered, ["word_count"]);
     assert_eq!(host.call("word_count", r#"{"text":"a b c"}"#).text(), "3");
     assert!(host.take_failures().is_empty());
+    host.close(DEFAULT_GRACE);
+}
+
+/// A wait ends when a server dies, its tools already out of the palette; a wait on servers
+/// that say nothing lasts its timeout and has no news.
+#[test]
+fn a_wait_ends_at_a_server_s_death_and_not_before() {
+    let servers = [
+        teaching("stock", "normal", &["word_count"]),
+        teaching("support", "support", &["search_policy"]),
+    ];
+    let mut host = started(servers);
+    assert!(!host.wait(std::time::Duration::from_millis(100)));
+    assert_eq!(host.palette().servers().count(), 2);
+    assert!(host.take_events().is_empty() && host.take_failures().is_empty());
+    common::kill(host.pid("stock").unwrap());
+    assert!(host.wait(common::SLACK), "the death never heard");
+    let gone = host.take_failures();
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    assert_eq!(gone[0].id, "stock");
+    let offered: Vec<&str> = host.palette().tools().map(|t| t.name).collect();
+    assert_eq!(offered, ["search_policy"]);
     host.close(DEFAULT_GRACE);
 }
 
