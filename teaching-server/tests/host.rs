@@ -33,6 +33,15 @@ fn started(servers: impl IntoIterator<Item = HostServer>) -> Host {
     host
 }
 
+/// A host over the teaching server (`word_count` allowed) and the support desk
+/// (`search_policy`), both started.
+fn stock_and_support() -> Host {
+    started([
+        teaching("stock", "normal", &["word_count"]),
+        teaching("support", "support", &["search_policy"]),
+    ])
+}
+
 #[test]
 fn a_server_that_cannot_start_or_connect_is_reported_and_the_others_work() {
     let missing = common::missing_server();
@@ -127,11 +136,7 @@ fn an_allowed_tool_listed_wrongly_is_left_out_and_the_palette_says_why() {
 
 #[test]
 fn a_server_that_dies_leaves_the_palette_and_the_call_is_a_failure() {
-    let servers = [
-        teaching("stock", "normal", &["word_count"]),
-        teaching("support", "support", &["search_policy"]),
-    ];
-    let mut host = started(servers);
+    let mut host = stock_and_support();
     let pid = host.pid("support").unwrap();
     common::kill(pid);
     let lost = host.call("search_policy", r#"{"query":"window"}"#);
@@ -287,11 +292,7 @@ fn a_change_told_between_calls_is_heard_before_the_next_offer() {
 /// tools out of the palette before the model is offered them, not when a call finds it gone.
 #[test]
 fn a_server_that_dies_between_calls_leaves_at_the_next_hearing() {
-    let servers = [
-        teaching("stock", "normal", &["word_count"]),
-        teaching("support", "support", &["search_policy"]),
-    ];
-    let mut host = started(servers);
+    let mut host = stock_and_support();
     common::kill(host.pid("support").unwrap());
     common::eventually("the dead server heard", || {
         host.hear();
@@ -319,11 +320,7 @@ fn a_server_that_dies_between_calls_leaves_at_the_next_hearing() {
 /// that say nothing lasts its timeout and has no news.
 #[test]
 fn a_wait_ends_at_a_server_s_death_and_not_before() {
-    let servers = [
-        teaching("stock", "normal", &["word_count"]),
-        teaching("support", "support", &["search_policy"]),
-    ];
-    let mut host = started(servers);
+    let mut host = stock_and_support();
     assert!(!host.wait(std::time::Duration::from_millis(100)));
     assert_eq!(host.palette().servers().count(), 2);
     assert!(host.take_events().is_empty() && host.take_failures().is_empty());
