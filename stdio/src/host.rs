@@ -197,6 +197,13 @@ pub enum HostError {
         /// The id given twice.
         id: String,
     },
+    /// The server's subscription to its tool list's changes ended more than
+    /// [`HostLimits::subscription_ends`] times in a row, no change heard between: the peer's
+    /// doing, or its connection's.
+    SubscriptionChurn {
+        /// How many times in a row it ended one.
+        ends: u32,
+    },
 }
 
 impl fmt::Display for HostError {
@@ -221,6 +228,11 @@ impl fmt::Display for HostError {
             HostError::DuplicateId { id } => write!(
                 f,
                 "a server of id {id:?} is already in this host; each server needs its own id"
+            ),
+            HostError::SubscriptionChurn { ends } => write!(
+                f,
+                "the server's subscription to its tool list's changes ended {ends} times in a \
+                 row with no change between; it is not subscribed to again"
             ),
         }
     }
@@ -269,6 +281,28 @@ pub struct Host {
     heard: VecDeque<HostEvent>,
     /// How many events found no room in `heard`.
     lost: u64,
+    limits: HostLimits,
+}
+
+/// The blocking host's own bounds, beside each server's [`Config::limits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HostLimits {
+    /// How many times in a row a server's subscription to its tool list's changes
+    /// (2026-07-28) may end, by the server's doing or its stream's breaking, with no change
+    /// heard between. The host subscribes again (and lists again) after each end it hears,
+    /// as changes may have gone unheard; past this many, the server leaves the host
+    /// ([`HostError::SubscriptionChurn`]) instead of keeping every [`Host::wait`] short and
+    /// the host subscribing and listing without end. Default: 8.
+    pub subscription_ends: u32,
+}
+
+impl Default for HostLimits {
+    fn default() -> Self {
+        HostLimits {
+            subscription_ends: 8,
+        }
+    }
 }
 
 /// A server in the host, with the allowlist its catalog is read under.
@@ -288,6 +322,8 @@ struct Joined {
     /// How many events its client had dropped when last looked at (a server can say more
     /// in one call than its client keeps).
     dropped: u64,
+    /// How many of its subscriptions ended since it last told of a change.
+    ends: u32,
 }
 
 impl Joined {
@@ -307,6 +343,7 @@ impl Joined {
             events_kept,
             kept: 0,
             dropped: 0,
+            ends: 0,
         })
     }
 }
@@ -326,10 +363,19 @@ impl Host {
     /// Starts every local server (all processes first, so that they start together), then
     /// connects to each server and lists its tools into one palette, in the order given. A
     /// server whose id an earlier one has is refused ([`HostError::DuplicateId`]) and never
-    /// started.
+    /// started. The host's bounds are [`HostLimits::default`].
     pub fn start(
         servers: impl IntoIterator<Item = HostServer>,
         palette: PaletteConfig,
+    ) -> (Host, Vec<ServerFailure>) {
+        Host::start_with(servers, palette, HostLimits::default())
+    }
+
+    /// [`start`](Host::start), under `limits`.
+    pub fn start_with(
+        servers: impl IntoIterator<Item = HostServer>,
+        palette: PaletteConfig,
+        limits: HostLimits,
     ) -> (Host, Vec<ServerFailure>) {
         let mut host = Host {
             palette: IndexedPalette::new(palette),
@@ -337,6 +383,7 @@ impl Host {
             failures: Vec::new(),
             heard: VecDeque::new(),
             lost: 0,
+            limits,
         };
         let mut seen = std::collections::BTreeSet::new();
         let mut started = Vec::new();
@@ -718,6 +765,7 @@ impl Host {
             match event {
                 Event::Notification(ServerNotification::ListChanged(ListKind::Tools)) => {
                     changed = true;
+                    server.ends = 0;
                 }
                 Event::Failed(error) => gone = Some(server.link.failed(error)),
                 // Its subscription ended: changes may have gone unheard since.
@@ -731,8 +779,13 @@ impl Host {
         }
         let mut news = self.lost != lost_before || self.heard.len() != kept_before;
         if lost && gone.is_none() {
-            server.listening = server.link.listen_for_changes();
-            changed = true;
+            server.ends = server.ends.saturating_add(1);
+            if server.ends > self.limits.subscription_ends {
+                gone = Some(HostError::SubscriptionChurn { ends: server.ends });
+            } else {
+                server.listening = server.link.listen_for_changes();
+                changed = true;
+            }
         }
         // A list change is listed again; a call refused for a moved header was sent again
         // after a listing of its own, which the palette takes as it is.

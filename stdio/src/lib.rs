@@ -42,7 +42,7 @@ use mcp_sansio::{Config, Error, Misuse};
 #[cfg(feature = "host")]
 mod host;
 #[cfg(feature = "host")]
-pub use host::{Host, HostError, HostEvent, HostServer, ServerAt, ServerFailure};
+pub use host::{Host, HostError, HostEvent, HostLimits, HostServer, ServerAt, ServerFailure};
 mod process;
 pub use process::{ServerCommand, ServerProcess, StderrMode, DEFAULT_GRACE};
 mod stream;

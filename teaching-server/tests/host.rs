@@ -10,7 +10,7 @@ use mcp_sansio::{Allowlist, CallOptions, CatalogPolicy, Config, Event, HttpError
 use mcp_sansio_host::{PaletteConfig, PaletteError, Provider, SEARCH_TOOL};
 use mcp_sansio_http::HttpClientError;
 use mcp_sansio_stdio::{
-    Host, HostError, HostEvent, HostServer, ServerCommand, StdioError, DEFAULT_GRACE,
+    Host, HostError, HostEvent, HostLimits, HostServer, ServerCommand, StdioError, DEFAULT_GRACE,
 };
 
 mod common;
@@ -331,6 +331,57 @@ fn a_wait_ends_at_a_server_s_death_and_not_before() {
     assert_eq!(gone[0].id, "stock");
     let offered: Vec<&str> = host.palette().tools().map(|t| t.name).collect();
     assert_eq!(offered, ["search_policy"]);
+    host.close(DEFAULT_GRACE);
+}
+
+/// A server that ends every subscription as soon as it has acknowledged it would keep the
+/// host subscribing and listing without end, and every wait short: past
+/// `HostLimits::subscription_ends` in a row, it leaves the host, reported for it, and the
+/// next wait on the other server lasts its timeout.
+#[test]
+fn a_server_ending_every_subscription_at_once_leaves_after_the_bound() {
+    let churner = Server::new("host-churn");
+    let churn = HostServer::new(
+        "churn",
+        churner.command("end-at-once"),
+        common::config(&["word_count"]),
+    );
+    let mut limits = HostLimits::default();
+    limits.subscription_ends = 3;
+    let servers = [churn, teaching("support", "support", &["search_policy"])];
+    let (mut host, failures) = Host::start_with(servers, PaletteConfig::default(), limits);
+    assert!(failures.is_empty(), "{failures:?}");
+    let mut gone = Vec::new();
+    // Each wait ends at an end heard: one more subscription and listing, or the leaving.
+    for _ in 0..5 {
+        assert!(host.wait(common::SLACK));
+        gone.extend(host.take_failures());
+        if !gone.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    assert_eq!(gone[0].id, "churn");
+    assert!(
+        matches!(gone[0].error, HostError::SubscriptionChurn { ends: 4 }),
+        "{}",
+        gone[0].error
+    );
+    assert!(
+        gone[0].error.to_string().contains("ended 4 times in a row"),
+        "{}",
+        gone[0].error
+    );
+    // The first subscription and three more, each ended; no fifth.
+    let listens = churner
+        .subscriptions()
+        .iter()
+        .filter(|entry| entry.get("listen").is_some())
+        .count();
+    assert_eq!(listens, 4, "{:?}", churner.subscriptions());
+    let offered: Vec<&str> = host.palette().tools().map(|t| t.name).collect();
+    assert_eq!(offered, ["search_policy"]);
+    assert!(!host.wait(Duration::from_millis(100)));
     host.close(DEFAULT_GRACE);
 }
 
