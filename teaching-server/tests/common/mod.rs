@@ -61,6 +61,14 @@ impl Server {
     pub fn subscriptions(&self) -> Vec<serde_json::Value> {
         logged_subscriptions(&self.log)
     }
+
+    /// How many subscriptions the server saw opened.
+    pub fn listens(&self) -> usize {
+        self.subscriptions()
+            .iter()
+            .filter(|entry| entry.get("listen").is_some())
+            .count()
+    }
 }
 
 /// The teaching server in `mode`, its stdin and stdout the socket `end`, in a process the test
