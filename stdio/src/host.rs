@@ -263,14 +263,14 @@ impl HostError {
 /// [`take_failures`](Host::take_failures) and its tools leave the palette. The others go on.
 ///
 /// The host hears a server while it waits on it (a call, a listing, a level asked for), and
-/// every server at [`hear`](Host::hear), which waits on none: what a server says between
-/// two calls is heard at the next of either. A change of its tool list is
-/// the host's own; everything else it says is kept for
-/// [`take_events`](Host::take_events), tagged with its id: at most its configuration's
-/// [`Limits::events_kept`](mcp_sansio::Limits) between two looks, the rest dropped and
-/// counted in [`events_lost`](Host::events_lost). A request a server makes of the
-/// application is answered at once by its [responder](Host::set_responder), or refused if
-/// it has none, so no server waits on a question nobody will see.
+/// every server at [`hear`](Host::hear), which waits on none, and at [`wait`](Host::wait),
+/// which waits on all of them: what a server says between two calls is heard at whichever
+/// of these comes next. A change of its tool list is the host's own; everything else it
+/// says is kept for [`take_events`](Host::take_events), tagged with its id: at most its
+/// configuration's [`Limits::events_kept`](mcp_sansio::Limits) between two looks, the rest
+/// dropped and counted in [`events_lost`](Host::events_lost). A request a server makes of
+/// the application is answered at once by its [responder](Host::set_responder), or refused
+/// if it has none, so no server waits on a question nobody will see.
 #[derive(Debug)]
 pub struct Host {
     /// The palette, and BM25 over it for the search tool.
