@@ -273,6 +273,85 @@ async fn in_2026_the_host_listens_and_makes_an_ended_subscription_again() {
     }
 }
 
+/// The application hears each change of the palette's tools as it happens, with nothing
+/// polled: a server's new listing (said unasked, with no call of the application's in
+/// flight), a server added, one removed, one that dies; a receiver taken late waits for the
+/// next change, and every receiver hears when the host has gone.
+#[tokio::test]
+async fn the_application_hears_each_change_of_the_palette_without_polling() {
+    let (stock, support, dies) = (
+        Server::new("ahost-heard"),
+        Server::new("ahost-heard-s"),
+        Server::new("ahost-heard-d"),
+    );
+    let mut server = teaching(
+        "stock",
+        &stock,
+        "change-later",
+        &["word_count", "letter_count"],
+    );
+    server.config.protocol = ProtocolChoice::Stateful;
+    let (host, _events, failures) = start(vec![server]).await;
+    assert!(failures.is_empty(), "{failures:?}");
+    let mut changes = host.palette_changes();
+    assert_eq!(*changes.borrow(), 1, "the first listing is a change");
+    assert!(!changes.has_changed().unwrap());
+    assert_eq!(
+        host.call("word_count", r#"{"text":"a b c"}"#).await.text(),
+        "3"
+    );
+    // The server says its list changed after answering, from a thread of its own.
+    assert_eq!(offered(&host), ["word_count"]);
+    let heard = tokio::time::timeout(common::SLACK, changes.changed()).await;
+    assert!(matches!(heard, Ok(Ok(()))), "{heard:?}");
+    assert_eq!(offered(&host), ["letter_count", "word_count"]);
+    assert_eq!(*changes.borrow_and_update(), 2);
+
+    host.add(teaching(
+        "support",
+        &support,
+        "support",
+        &["process_refund"],
+    ))
+    .await
+    .unwrap();
+    assert!(
+        changes.has_changed().unwrap(),
+        "an added server is a change"
+    );
+    assert_eq!(*changes.borrow_and_update(), 3);
+    host.remove("support").await.unwrap().unwrap();
+    assert_eq!(*changes.borrow_and_update(), 4, "a removed one too");
+    // A refusal is no change.
+    let refused = host
+        .add(teaching("stock", &support, "support", &["process_refund"]))
+        .await;
+    assert!(refused.is_err());
+    assert!(!changes.has_changed().unwrap());
+
+    host.add(teaching("dies", &dies, "support", &["search_policy"]))
+        .await
+        .unwrap();
+    let mut late = host.palette_changes();
+    assert_eq!(*late.borrow(), 5);
+    common::kill(host.server("dies").unwrap().pid().unwrap());
+    let heard = tokio::time::timeout(common::SLACK, late.changed()).await;
+    assert!(matches!(heard, Ok(Ok(()))), "{heard:?}");
+    assert_eq!(ids(&host.take_failures()), ["dies"]);
+    assert_eq!(offered(&host), ["letter_count", "word_count"]);
+    // Both changes since the first receiver last looked are heard as one.
+    assert_eq!(*changes.borrow_and_update(), 6);
+
+    host.close().await;
+    assert_eq!(
+        *changes.borrow_and_update(),
+        7,
+        "closing empties the palette"
+    );
+    drop(host);
+    assert!(changes.changed().await.is_err(), "the host has gone");
+}
+
 /// Fifteen changes said in one breath cost one listing, not fifteen: the watcher takes what
 /// arrived together as one batch. The server's message after the changes marks the batch's
 /// end: the watcher hands it on before it lists, so a watcher listing once per change would

@@ -20,7 +20,7 @@ pub use mcp_sansio_stdio::HostEvent;
 use mcp_sansio_stdio::{HostServer, ServerAt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::{AsyncError, DriverConfig, DriverLimits, Events, Handle, Listener};
 
@@ -141,7 +141,8 @@ pub type HostEvents = Events<HostEvent>;
 /// 2026-07-28, made again if the server ends it) is listed at once and the palette updated,
 /// once for any burst of changes that arrived together; a server that goes leaves the
 /// palette and is reported by [`take_failures`](Host::take_failures); anything else reaches
-/// the application's [`HostEvents`], tagged with the server's id.
+/// the application's [`HostEvents`], tagged with the server's id. Each change of the
+/// palette's tools is heard through [`palette_changes`](Host::palette_changes).
 ///
 /// ```no_run
 /// use mcp_sansio::{Allowlist, Config};
@@ -197,6 +198,9 @@ struct State {
     /// How many servers have joined so far: each is numbered as it joins, so that what a
     /// server's watcher or call reports never touches a server added later under its id.
     joined: u64,
+    /// How many times the palette's tools have changed: what
+    /// [`palette_changes`](Host::palette_changes) hands out receivers of.
+    changes: watch::Sender<u64>,
 }
 
 /// A server in the host.
@@ -248,6 +252,7 @@ impl Host {
                     servers: BTreeMap::new(),
                     failures: Vec::new(),
                     joined: 0,
+                    changes: watch::Sender::new(0),
                 }),
                 events,
                 lost: Arc::clone(&lost),
@@ -345,6 +350,7 @@ impl Host {
             .palette
             .change(|p| p.set_server(id, &opened.allowlist, &opened.catalog))
             .map_err(HostError::Palette)?;
+        state.changed();
         state.joined += 1;
         let number = state.joined;
         let watched = Watched {
@@ -378,6 +384,7 @@ impl Host {
             let mut state = self.state();
             let server = state.servers.remove(id)?;
             state.palette.change(|p| p.remove_server(id));
+            state.changed();
             server
         };
         Some(server.handle.clone().close().await)
@@ -485,6 +492,19 @@ impl Host {
         std::mem::take(&mut self.state().failures)
     }
 
+    /// A receiver that hears each change of the palette's tools, to offer the model the
+    /// new list without reading the palette on every turn: a server joined, left (removed,
+    /// closed, or gone: [`take_failures`](Host::take_failures) says why) or listed anew after
+    /// saying its list changed (its tools may be the same). Its value counts the changes
+    /// since the host started, the first listings included; a receiver starts having seen
+    /// the count as it is, so [`changed`](watch::Receiver::changed) waits for the next one,
+    /// and changes made while nobody looked are heard as one. `changed` fails once every
+    /// clone of the host has been dropped. What the search tool discloses is no change of
+    /// the tools: each [`offer_disclosed`](Host::offer_disclosed) shows it.
+    pub fn palette_changes(&self) -> watch::Receiver<u64> {
+        self.state().changes.subscribe()
+    }
+
     /// Ends every server, all at once: a local one's process group, a remote one's session.
     /// Says how each ended, by id: a local server's exit status, `None` for a remote one.
     pub async fn close(&self) -> Vec<(String, Result<Option<ExitStatus>, AsyncError>)> {
@@ -493,6 +513,9 @@ impl Host {
             let servers = std::mem::take(&mut state.servers);
             for id in servers.keys() {
                 state.palette.change(|p| p.remove_server(id));
+            }
+            if !servers.is_empty() {
+                state.changed();
             }
             servers
         };
@@ -537,7 +560,10 @@ impl Shared {
             .palette
             .change(|p| p.set_server(id, &allowlist, catalog))
         {
-            Ok(_) => true,
+            Ok(_) => {
+                state.changed();
+                true
+            }
             Err(e) => {
                 state.leave(id, number, HostError::Palette(e));
                 false
@@ -560,7 +586,13 @@ impl State {
             self.servers.remove(id);
             self.palette.change(|p| p.remove_server(id));
             self.failures.push(ServerFailure::new(id, error));
+            self.changed();
         }
+    }
+
+    /// Tells every receiver of [`Host::palette_changes`] that the palette's tools changed.
+    fn changed(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 }
 
