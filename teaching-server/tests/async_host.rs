@@ -19,10 +19,34 @@ use mcp_sansio_host::{PaletteConfig, Provider, SEARCH_TOOL};
 use mcp_sansio_stdio::HostServer;
 use mcp_sansio_tokio::{AsyncError, Host, HostError, HostEvents, HostLimits, ServerFailure};
 use serde_json::json;
+use tokio::sync::watch;
 
 /// Teaching server `id` in `mode`, allowed `allow`, logging to `server`'s folder.
 fn teaching(id: &str, server: &Server, mode: &str, allow: &[&str]) -> HostServer {
     HostServer::new(id, server.command(mode), config(allow))
+}
+
+/// As [`teaching`], in a 2025 session, where the server says its list changed unasked.
+fn teaching_2025(id: &str, server: &Server, mode: &str, allow: &[&str]) -> HostServer {
+    let mut server = teaching(id, server, mode, allow);
+    server.config.protocol = ProtocolChoice::Stateful;
+    server
+}
+
+/// A host over `stock` alone in `mode` (2025), allowed `word_count` and the `letter_count`
+/// the mode adds after its first call, which this makes; with a receiver of the palette's
+/// changes taken before that call, which has heard none yet.
+async fn changing_stock(stock: &Server, mode: &str) -> (Host, watch::Receiver<u64>) {
+    let server = teaching_2025("stock", stock, mode, &["word_count", "letter_count"]);
+    let (host, _events, failures) = start(vec![server]).await;
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_eq!(offered(&host), ["word_count"]);
+    let changes = host.palette_changes();
+    assert_eq!(
+        host.call("word_count", r#"{"text":"a b c"}"#).await.text(),
+        "3"
+    );
+    (host, changes)
 }
 
 async fn start(servers: Vec<HostServer>) -> (Host, HostEvents, Vec<ServerFailure>) {
@@ -213,20 +237,7 @@ async fn a_server_that_dies_leaves_the_palette_with_no_call_in_flight() {
 #[tokio::test]
 async fn a_list_change_said_unasked_is_listed_by_the_watcher() {
     let stock = Server::new("ahost-changed");
-    let mut server = teaching(
-        "stock",
-        &stock,
-        "list-changed",
-        &["word_count", "letter_count"],
-    );
-    server.config.protocol = ProtocolChoice::Stateful;
-    let (host, _events, failures) = start(vec![server]).await;
-    assert!(failures.is_empty(), "{failures:?}");
-    assert_eq!(offered(&host), ["word_count"]);
-    assert_eq!(
-        host.call("word_count", r#"{"text":"a b c"}"#).await.text(),
-        "3"
-    );
+    let (host, _changes) = changing_stock(&stock, "list-changed").await;
     eventually("the new tool is offered", || offered(&host).len() == 2).await;
     assert_eq!(offered(&host), ["letter_count", "word_count"]);
     assert_eq!(
@@ -284,22 +295,8 @@ async fn the_application_hears_each_change_of_the_palette_without_polling() {
         Server::new("ahost-heard-s"),
         Server::new("ahost-heard-d"),
     );
-    let mut server = teaching(
-        "stock",
-        &stock,
-        "change-later",
-        &["word_count", "letter_count"],
-    );
-    server.config.protocol = ProtocolChoice::Stateful;
-    let (host, _events, failures) = start(vec![server]).await;
-    assert!(failures.is_empty(), "{failures:?}");
-    let mut changes = host.palette_changes();
+    let (host, mut changes) = changing_stock(&stock, "change-later").await;
     assert_eq!(*changes.borrow(), 1, "the first listing is a change");
-    assert!(!changes.has_changed().unwrap());
-    assert_eq!(
-        host.call("word_count", r#"{"text":"a b c"}"#).await.text(),
-        "3"
-    );
     // The server says its list changed after answering, from a thread of its own.
     assert_eq!(offered(&host), ["word_count"]);
     let heard = tokio::time::timeout(common::SLACK, changes.changed()).await;
@@ -307,14 +304,8 @@ async fn the_application_hears_each_change_of_the_palette_without_polling() {
     assert_eq!(offered(&host), ["letter_count", "word_count"]);
     assert_eq!(*changes.borrow_and_update(), 2);
 
-    host.add(teaching(
-        "support",
-        &support,
-        "support",
-        &["process_refund"],
-    ))
-    .await
-    .unwrap();
+    let refunds = teaching("support", &support, "support", &["process_refund"]);
+    host.add(refunds).await.unwrap();
     assert!(
         changes.has_changed().unwrap(),
         "an added server is a change"
@@ -360,8 +351,7 @@ async fn the_application_hears_each_change_of_the_palette_without_polling() {
 #[tokio::test]
 async fn a_burst_of_changes_is_listed_once() {
     let stock = Server::new("ahost-flood");
-    let mut server = teaching("stock", &stock, "change-flood", &["word_count"]);
-    server.config.protocol = ProtocolChoice::Stateful;
+    let server = teaching_2025("stock", &stock, "change-flood", &["word_count"]);
     let (host, mut events, failures) = start(vec![server]).await;
     assert!(failures.is_empty(), "{failures:?}");
     assert_eq!(listings(&stock), 1);
