@@ -486,7 +486,7 @@ fn a_catalog_in_british_spelling_ranks_as_the_american_one() {
 /// tools in the top five as the queries alone. Before frames were read, "find a tool that can
 /// …" took the first set from 202 to 155 and the held-out set from 135 to 95. The first three
 /// frames are of those written before the rule that reads them; the last three of those
-/// written to check it once it was built (README, "Requests framed as a search for a tool").
+/// written to check it once it was built (`host/RANKING.md`, the step that reads frames).
 #[test]
 fn a_request_framed_as_a_search_for_a_tool_or_in_courtesies_finds_what_the_request_finds() {
     const FRAMES: [&str; 11] = [
