@@ -574,6 +574,14 @@ pub enum Misuse {
         /// The argument's name.
         name: String,
     },
+    /// A prompt was asked for without an argument its listing says it requires
+    /// ([`Client::get_listed_prompt`](crate::Client::get_listed_prompt)).
+    PromptArgumentMissing {
+        /// The prompt's name.
+        prompt: String,
+        /// The required argument not given.
+        argument: String,
+    },
     /// The server did not declare the capability the operation needs.
     CapabilityNotOffered {
         /// The capability: `tools`, `resources`, `prompts`, `resources.subscribe` or
@@ -634,6 +642,10 @@ impl fmt::Display for Misuse {
             Misuse::PromptArgumentRepeated { name } => {
                 write!(f, "prompt argument {name:?} is given more than once")
             }
+            Misuse::PromptArgumentMissing { prompt, argument } => write!(
+                f,
+                "prompt {prompt:?} requires the argument {argument:?}, which is not given"
+            ),
             Misuse::CapabilityNotOffered { capability } => {
                 write!(f, "the server does not offer the {capability} capability")
             }
@@ -682,6 +694,10 @@ mod tests {
             Misuse::PromptArgumentRepeated {
                 name: "tone".into(),
             },
+            Misuse::PromptArgumentMissing {
+                prompt: "review".into(),
+                argument: "code".into(),
+            },
             Misuse::CapabilityNotOffered {
                 capability: "tools",
             },
@@ -708,6 +724,7 @@ mod tests {
                 | Misuse::ToolNotAllowed { .. }
                 | Misuse::ToolNotAdvertised { .. }
                 | Misuse::PromptArgumentRepeated { .. }
+                | Misuse::PromptArgumentMissing { .. }
                 | Misuse::CapabilityNotOffered { .. }
                 | Misuse::TooManyInFlight { .. }
                 | Misuse::UnknownOperation
@@ -945,7 +962,7 @@ mod tests {
             assert!(!sentences.contains(&sentence), "{sentence:?} is said twice");
             sentences.push(sentence);
         }
-        assert_eq!(sentences.len(), 5 + 10 + 26 + 4 + 14 + 18);
+        assert_eq!(sentences.len(), 5 + 10 + 26 + 4 + 14 + 19);
     }
 
     #[test]

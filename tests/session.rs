@@ -12,9 +12,9 @@ mod common;
 
 use common::{text_reply, Pair, TOOLS};
 use mcp_sansio::{
-    CacheHint, CacheScope, CatalogPolicy, ContentBlock, Error, ErrorCode, Event, Limits, ListKind,
-    Misuse, ProtocolChoice, ProtocolViolation, RequestId, ResourceBody, ServerNotification,
-    ToolRejection,
+    CacheHint, CacheScope, CallOptions, CatalogPolicy, ContentBlock, Error, ErrorCode, Event,
+    Limits, ListKind, Misuse, ProtocolChoice, ProtocolViolation, RequestId, ResourceBody,
+    ServerNotification, ToolRejection,
 };
 
 const TOOLS_ONLY: &str = r#"{"tools":{}}"#;
@@ -709,12 +709,50 @@ fn resources_and_prompts_are_listed_read_and_expanded() {
             name: "code".into()
         })
     );
+    // As listed, the prompt requires `code`: asked for without it, refused, unsent.
+    let review = &prompts[0];
+    let missing = pair
+        .client
+        .get_listed_prompt(review, &[("tone", "kind")], CallOptions::new(), pair.now)
+        .unwrap_err();
+    assert_eq!(
+        missing,
+        Misuse::PromptArgumentMissing {
+            prompt: "review".into(),
+            argument: "code".into()
+        }
+    );
+    assert_eq!(
+        missing.to_string(),
+        r#"prompt "review" requires the argument "code", which is not given"#
+    );
     pair.drain();
     assert!(
         pair.sent.is_empty(),
         "a refused prompt sent {:?}",
         pair.sent
     );
+    // Given it, the prompt is asked for, with an argument it does not declare sent as well.
+    let op = pair
+        .client
+        .get_listed_prompt(
+            review,
+            &[("tone", "kind"), ("code", "x = 1")],
+            CallOptions::new(),
+            pair.now,
+        )
+        .unwrap();
+    pair.drain();
+    assert_eq!(pair.last_sent()["params"]["name"], "review");
+    assert_eq!(
+        pair.last_sent()["params"]["arguments"],
+        serde_json::json!({"tone": "kind", "code": "x = 1"})
+    );
+    pair.reply(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"messages":[]}}}}"#,
+        pair.last_id()
+    ));
+    assert!(pair.finished(op).unwrap().messages.is_empty());
 }
 
 #[test]

@@ -227,6 +227,37 @@ impl Client {
         })
     }
 
+    /// [`get_prompt_with`](Self::get_prompt_with) for `prompt` as the server listed it
+    /// ([`list_prompts`](Self::list_prompts)), its arguments checked against the ones it
+    /// declares before a byte is sent: one it requires and `arguments` lack is the caller's
+    /// mistake, which the server would only answer with an error (-32602). An argument it
+    /// does not declare is sent as given, as the server may still read it.
+    ///
+    /// # Errors
+    /// [`Misuse::PromptArgumentMissing`] for the first argument `prompt` requires that
+    /// `arguments` do not name (nothing is sent), or those of
+    /// [`get_prompt`](Self::get_prompt).
+    pub fn get_listed_prompt(
+        &mut self,
+        prompt: &Prompt,
+        arguments: &[(&str, &str)],
+        options: CallOptions,
+        now: Instant,
+    ) -> Result<Op<GetPromptResult>, Misuse> {
+        let given = |wanted: &str| arguments.iter().any(|(name, _)| *name == wanted);
+        if let Some(missing) = prompt
+            .arguments
+            .iter()
+            .find(|argument| argument.required && !given(&argument.name))
+        {
+            return Err(Misuse::PromptArgumentMissing {
+                prompt: prompt.name.clone(),
+                argument: missing.name.clone(),
+            });
+        }
+        self.get_prompt_with(&prompt.name, arguments, options, now)
+    }
+
     /// Asks the server for its log messages (`notifications/message`) at `level` and above,
     /// which then arrive as [`ServerNotification::Log`](crate::ServerNotification::Log)
     /// events; the operation ends when the request is made.

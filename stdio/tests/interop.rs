@@ -849,6 +849,19 @@ fn prompts_and_resources(peer: Peer, server: &mut impl Asked) {
             .map(|a| (a.name.as_str(), a.required))
             .collect();
         assert_eq!(listed, expected, "{peer:?} {name}");
+        // Asked for as listed without its required arguments, it is refused unsent (the
+        // same session then goes on below, so nothing was left half-sent).
+        let first_required = expected.iter().find(|(_, required)| *required);
+        if let Some((argument, _)) = first_required {
+            let prompt = prompt.clone();
+            let refused = server
+                .ask(move |c, now| c.get_listed_prompt(&prompt, &[], CallOptions::new(), now));
+            assert!(
+                matches!(&refused, Err(Error::Misuse(Misuse::PromptArgumentMissing { argument: a, .. }))
+                    if a == *argument),
+                "{peer:?} {name}: {refused:?}"
+            );
+        }
     }
     assert!(
         resources.iter().any(|r| r.uri == uri),
