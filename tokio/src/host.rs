@@ -347,10 +347,8 @@ impl Host {
             return Err(HostError::DuplicateId { id: id.to_owned() });
         }
         state
-            .palette
-            .change(|p| p.set_server(id, &opened.allowlist, &opened.catalog))
+            .change_palette(|p| p.set_server(id, &opened.allowlist, &opened.catalog))
             .map_err(HostError::Palette)?;
-        state.changed();
         state.joined += 1;
         let number = state.joined;
         let watched = Watched {
@@ -383,8 +381,7 @@ impl Host {
         let server = {
             let mut state = self.state();
             let server = state.servers.remove(id)?;
-            state.palette.change(|p| p.remove_server(id));
-            state.changed();
+            state.change_palette(|p| p.remove_server(id));
             server
         };
         Some(server.handle.clone().close().await)
@@ -495,7 +492,8 @@ impl Host {
     /// A receiver that hears each change of the palette's tools, to offer the model the
     /// new list without reading the palette on every turn: a server joined, left (removed,
     /// closed, or gone: [`take_failures`](Host::take_failures) says why) or listed anew after
-    /// saying its list changed (its tools may be the same). Its value counts the changes
+    /// saying its list changed. A change heard may leave the tools as they were (a listing
+    /// the same as the last, one the palette refused). Its value counts the changes
     /// since the host started, the first listings included; a receiver starts having seen
     /// the count as it is, so [`changed`](watch::Receiver::changed) waits for the next one,
     /// and changes made while nobody looked are heard as one. `changed` fails once every
@@ -512,10 +510,7 @@ impl Host {
             let mut state = self.state();
             let servers = std::mem::take(&mut state.servers);
             for id in servers.keys() {
-                state.palette.change(|p| p.remove_server(id));
-            }
-            if !servers.is_empty() {
-                state.changed();
+                state.change_palette(|p| p.remove_server(id));
             }
             servers
         };
@@ -556,14 +551,8 @@ impl Shared {
             return false;
         };
         let allowlist = server.allowlist.clone();
-        match state
-            .palette
-            .change(|p| p.set_server(id, &allowlist, catalog))
-        {
-            Ok(_) => {
-                state.changed();
-                true
-            }
+        match state.change_palette(|p| p.set_server(id, &allowlist, catalog)) {
+            Ok(_) => true,
             Err(e) => {
                 state.leave(id, number, HostError::Palette(e));
                 false
@@ -584,15 +573,18 @@ impl State {
     fn leave(&mut self, id: &str, number: u64, error: HostError) {
         if self.servers.get(id).is_some_and(|s| s.number == number) {
             self.servers.remove(id);
-            self.palette.change(|p| p.remove_server(id));
+            self.change_palette(|p| p.remove_server(id));
             self.failures.push(ServerFailure::new(id, error));
-            self.changed();
         }
     }
 
-    /// Tells every receiver of [`Host::palette_changes`] that the palette's tools changed.
-    fn changed(&self) {
+    /// Changes the palette's tools with `change`, and tells every receiver of
+    /// [`Host::palette_changes`]: every change of them goes through here, so none goes
+    /// unheard.
+    fn change_palette<T>(&mut self, change: impl FnOnce(&mut Palette) -> T) -> T {
+        let changed = self.palette.change(change);
         self.changes.send_modify(|n| *n = n.wrapping_add(1));
+        changed
     }
 }
 
