@@ -124,6 +124,16 @@ fn eval_prints_recall_with_its_interval_overall_and_per_kind() {
          recall@1 0.000 [0.000, 0.658] n=2 kind=paraphrase\n\
          recall@5 0.000 [0.000, 0.658] n=2 kind=paraphrase\n"
     );
+    // The ks written with spaces and the ranker in capitals, as a script may write them.
+    let (code, spaced, err) = eval(&catalog, &queries, &["--k", "1, 5", "--ranker", "BM25"]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert_eq!(spaced, out);
+    let (code, _, err) = eval(&catalog, &queries, &["--k", "1,0"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("\"0\" is not a whole number of at least 1"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -580,6 +590,72 @@ fn catalogs_and_labels_written_in_other_shapes_measure_the_same() {
 }
 
 #[test]
+fn a_tool_may_be_expected_by_its_name_alone_or_joined_to_its_servers() {
+    // A set written elsewhere may name its tools as its own host does; each way measures
+    // what the pairs do.
+    let catalog = write("named.json", CATALOG);
+    let (code, want, err) = eval(&catalog, &write("pairs.jsonl", QUERIES), &["--k", "1,5"]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    for (way, forecast, write_file, read_file) in [
+        (
+            "alone",
+            "\"get_forecast\"",
+            "[\"write_file\"]",
+            "\"read_file\"",
+        ),
+        (
+            "slash",
+            "\"weather/get_forecast\"",
+            "[\"files/write_file\"]",
+            "[\"files/read_file\"]",
+        ),
+        (
+            "joined",
+            "[\"weather:get_forecast\"]",
+            "[\"files.write_file\"]",
+            "\"files__read_file\"",
+        ),
+    ] {
+        let labels = QUERIES
+            .replace(r#"[["weather","get_forecast"]]"#, forecast)
+            .replace(r#"[["files","write_file"]]"#, write_file)
+            .replace(r#"[["files","read_file"]]"#, read_file)
+            // Two names, and a name beside a pair.
+            .replace(
+                r#"[["weather","get_alerts"],["weather","get_forecast"]]"#,
+                r#"["get_alerts","get_forecast"]"#,
+            );
+        let (code, out, err) = eval(&catalog, &write("named.jsonl", &labels), &["--k", "1,5"]);
+        assert_eq!((code, err.as_str()), (Some(0), ""), "{way}");
+        assert_eq!(out, want, "{way}");
+    }
+    // A name two servers' tools share: either counts, and that is said. A name no tool has
+    // costs its query, said; two strings naming no tools are a pair, said as one.
+    let shared = write(
+        "shared.json",
+        &CATALOG.replace(r#""name":"get_alerts""#, r#""name":"read_file""#),
+    );
+    let labels = write(
+        "shared.jsonl",
+        "{\"query\":\"read the file README\",\"expect\":\"read_file\"}\n\
+         {\"query\":\"delete the file\",\"expect\":[\"delete_file\",[\"files\",\"write_file\"]]}\n\
+         {\"query\":\"remove it\",\"expect\":[\"files\",\"delete_file\"]}\n",
+    );
+    let (code, out, err) = eval(&shared, &labels, &["--k", "5"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "recall@5 0.667 [0.208, 0.939] n=3\n");
+    assert_eq!(
+        err,
+        "mcp-palette: \"read the file README\" expects \"read_file\", a tool of 2 servers \
+         (weather, files); any of them counts\n\
+         mcp-palette: \"delete the file\" expects \"delete_file\", which names no tool of the \
+         catalog; it can only find its other expected tools\n\
+         mcp-palette: \"remove it\" expects files/delete_file, which the catalog does not \
+         hold; it can only find its other expected tools\n"
+    );
+}
+
+#[test]
 fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
     let catalog = write("bad.json", CATALOG);
     let not_a_catalog = write("notcat.json", r#"{"server":"a"}"#);
@@ -592,6 +668,24 @@ fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
     assert_eq!(code, Some(2));
     assert!(
         err.contains("one server's entry that names no server"),
+        "{err}"
+    );
+    // Tools alone, and an entry without them.
+    let tools = write(
+        "tools.json",
+        r#"[{"name":"read_file","description":"Read a file.","inputSchema":{"type":"object"}}]"#,
+    );
+    let (code, _, err) = palette(&["rank", "--catalog", tools.to_str().unwrap(), "x"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("tools.json reads as a list of tools, which names no server"),
+        "{err}"
+    );
+    let toolless = write("toolless.json", r#"{"servers":{"files":{"version":"1"}}}"#);
+    let (code, _, err) = palette(&["rank", "--catalog", toolless.to_str().unwrap(), "x"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("the server entry \"files\" has no \"tools\""),
         "{err}"
     );
     // One server twice: which listing a tool belongs to would be a guess.
@@ -616,13 +710,20 @@ fn files_that_are_not_what_they_say_are_refused_with_exit_2() {
         err.contains("a server entry has no \"server\" name"),
         "{err}"
     );
-    let triple = write(
-        "triple.jsonl",
-        "{\"query\":\"x\",\"expect\":[\"files\",\"read_file\",\"x\"]}\n",
-    );
-    let (code, _, err) = eval(&catalog, &triple, &[]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("line 1: \"expect\" is not"), "{err}");
+    for expect in [
+        "[[\"files\"]]",
+        "[]",
+        "5",
+        "[[\"files\",\"read_file\",\"x\"]]",
+    ] {
+        let odd = write(
+            "odd.jsonl",
+            &format!("{{\"query\":\"x\",\"expect\":{expect}}}\n"),
+        );
+        let (code, _, err) = eval(&catalog, &odd, &[]);
+        assert_eq!(code, Some(2), "{expect}");
+        assert!(err.contains("line 1: \"expect\" is not"), "{err}");
+    }
     let bad_line = write("badline.jsonl", "{\"query\":\"x\"}\n");
     let (code, _, err) = eval(&catalog, &bad_line, &[]);
     assert_eq!(code, Some(2));

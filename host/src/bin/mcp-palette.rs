@@ -15,7 +15,8 @@
 //! named by its `serverInfo` unless `"server"` is added, and a catalog of that server alone. A
 //! query file holds one JSON object per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...],
 //! "kind": TEXT}` (`kind` optional; a hit on any expected tool counts); objects laid out over
-//! several lines, or held in one array, read the same. With `--tools N`, `eval` ranks each
+//! several lines, or held in one array, read the same, and an expected tool may be written as
+//! one string: its name alone, or joined to its server's (`files/read_file`). With `--tools N`, `eval` ranks each
 //! query among N tools only, its expected ones and others drawn from the catalog, to measure
 //! recall at the size of a palette rather than the file's.
 //!
@@ -78,7 +79,7 @@ enum Command {
             value_name = "K,...",
             value_delimiter = ',',
             default_value = "1,5,10",
-            value_parser = clap::value_parser!(u32).range(1..)
+            value_parser = at_least_one
         )]
         k: Vec<u32>,
         /// Then print each query none of whose expected tools is in the top K, one line each:
@@ -121,7 +122,12 @@ enum Command {
 struct Search {
     /// bm25 (needs nothing), embed (sentence embeddings) or hybrid (the two fused); the last
     /// two need the `embed` feature and --model.
-    #[arg(long, value_name = "RANKER", default_value = "bm25")]
+    #[arg(
+        long,
+        value_name = "RANKER",
+        default_value = "bm25",
+        ignore_case = true
+    )]
     ranker: Which,
     /// The sentence-embedding model's folder (all-MiniLM-L6-v2 or all-mpnet-base-v2):
     /// config.json, tokenizer.json, model.safetensors.
@@ -132,6 +138,14 @@ struct Search {
     /// once, not on every run. BM25 has no vectors and leaves it be.
     #[arg(long, value_name = "FILE", env = "MCP_PALETTE_CACHE")]
     cache: Option<std::path::PathBuf>,
+}
+
+/// A k of `--k`, spaces around it allowed (`--k "1, 5, 10"`).
+fn at_least_one(k: &str) -> Result<u32, String> {
+    match k.trim().parse::<u32>() {
+        Ok(k) if k >= 1 => Ok(k),
+        _ => Err(format!("{k:?} is not a whole number of at least 1")),
+    }
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -433,7 +447,8 @@ fn held(path: &str) -> Result<Held, String> {
 }
 
 /// Each server entry of the catalog `file` read from `path`, as its name and its `tools` as
-/// listed (`null` where the entry has none, which the listing's reader refuses).
+/// listed; an entry without `tools` is refused, and a file of tools alone (whose tools read
+/// as entries named by their names) is refused saying so.
 ///
 /// The file is `{"servers": [ENTRY, ...]}`, or the array of entries alone, or one entry alone
 /// (an object with `"tools"` and no `"servers"`). An entry is named by its `"server"`, else its
@@ -441,9 +456,19 @@ fn held(path: &str) -> Result<Held, String> {
 /// `tools`) is an entry as it is. `"servers"` may instead be an object from each server's name to
 /// its entry or to its array of tools.
 fn server_entries(path: &str, file: Value) -> Result<Vec<(String, Value)>, String> {
-    let tools_of = |entry: &Value| match entry {
-        Value::Array(_) => entry.clone(),
-        _ => entry.get("tools").cloned().unwrap_or(Value::Null),
+    let tools_of = |name: &str, entry: &Value| match entry {
+        Value::Array(_) => Ok((name.to_owned(), entry.clone())),
+        _ => match entry.get("tools") {
+            Some(tools) => Ok((name.to_owned(), tools.clone())),
+            // A tool where an entry should be: the file is a list of tools alone.
+            None if entry.get("inputSchema").is_some() => Err(format!(
+                "{path} reads as a list of tools, which names no server: write it as \
+                 {{\"servers\": [{{\"server\": NAME, \"tools\": [...]}}]}}"
+            )),
+            None => Err(format!(
+                "{path}: the server entry {name:?} has no \"tools\""
+            )),
+        },
     };
     let servers = match file {
         // One entry alone, as `mcp-call --list --json` prints it.
@@ -468,13 +493,13 @@ fn server_entries(path: &str, file: Value) -> Result<Vec<(String, Value)>, Strin
                 let name = entry_name(entry).ok_or_else(|| {
                         format!("{path}: a server entry has no \"server\" name (nor \"name\", nor \"serverInfo\" with one)")
                     })?;
-                Ok((name.to_owned(), tools_of(entry)))
+                tools_of(name, entry)
             })
             .collect(),
-        Some(Value::Object(by_name)) => Ok(by_name
+        Some(Value::Object(by_name)) => by_name
             .iter()
-            .map(|(name, entry)| (name.clone(), tools_of(entry)))
-            .collect()),
+            .map(|(name, entry)| tools_of(name, entry))
+            .collect(),
         _ => Err(format!(
             "{path} has no \"servers\": neither an array of server entries nor an object of them by name"
         )),
@@ -646,10 +671,27 @@ fn draw(
         .collect()
 }
 
-/// The tools a query's `expect` names: `[[SERVER, TOOL], ...]`, each pair also read when
-/// written `{"server": SERVER, "tool": TOOL}`, and one pair also when written alone, flat
-/// (`[SERVER, TOOL]`) or as such an object. `None` for anything else.
-fn expected(expect: &Value) -> Option<Vec<(String, String)>> {
+/// How a tool's server and its name may be joined into one string naming it (`git/log`,
+/// `git:log`, `git.log`, `git__log`).
+const JOINS: [&str; 4] = ["/", ":", ".", "__"];
+
+/// An item of a query's `expect` as the tools it names, with the string that named them
+/// where it was one (to say what it named).
+type Read<'a> = (Option<&'a str>, Vec<(String, String)>);
+
+/// The tools a query's `expect` names among `known` (each tool of the catalog, listed or left
+/// out, as its server and name), or `None` where it names no tool in any way read here.
+///
+/// `[[SERVER, TOOL], ...]`, each pair also read when written `{"server": SERVER, "tool":
+/// TOOL}`, and one pair also when written alone, flat (`[SERVER, TOOL]`) or as such an
+/// object. A tool may also be one string, alone or in the list: its name (`"read_file"`; any
+/// server's tool of that name counts, and where there are several that is said on stderr),
+/// or its server's name and its own joined as [`JOINS`] (`"files/read_file"`). Two strings
+/// are a pair unless each names a tool and the catalog holds no such pair (a pair the
+/// catalog does not hold is said as one). A string that names
+/// no tool is said on stderr and names nothing: as a pair the catalog does not hold, it
+/// costs its query and not the measure.
+fn expected(expect: &Value, query: &str, known: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
     let pair = |pair: &Value| {
         let (server, tool) = match pair {
             Value::Array(both) => match both.as_slice() {
@@ -661,12 +703,70 @@ fn expected(expect: &Value) -> Option<Vec<(String, String)>> {
         };
         Some((server.as_str()?.to_owned(), tool.as_str()?.to_owned()))
     };
+    let mut read: Vec<Read<'_>> = Vec::new();
     match expect {
-        Value::Array(pairs) if pairs.iter().all(Value::is_string) => pair(expect).map(|p| vec![p]),
-        Value::Array(pairs) => pairs.iter().map(pair).collect(),
-        Value::Object(_) => pair(expect).map(|p| vec![p]),
-        _ => None,
+        Value::String(name) => read.push((Some(name), named(name, known))),
+        Value::Array(items) if items.iter().all(Value::is_string) => {
+            let names: Vec<Read<'_>> = items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|name| (Some(name), named(name, known)))
+                .collect();
+            match pair(expect) {
+                Some((server, tool))
+                    if known.contains(&(server.as_str(), tool.as_str()))
+                        || names.iter().any(|(_, tools)| tools.is_empty()) =>
+                {
+                    read.push((None, vec![(server, tool)]));
+                }
+                _ => read = names,
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                read.push(match item {
+                    Value::String(name) => (Some(name), named(name, known)),
+                    _ => (None, vec![pair(item)?]),
+                });
+            }
+        }
+        Value::Object(_) => read.push((None, vec![pair(expect)?])),
+        _ => return None,
     }
+    for (name, tools) in &read {
+        let Some(name) = name else { continue };
+        match tools.as_slice() {
+            [] => eprintln!(
+                "mcp-palette: {query:?} expects {name:?}, which names no tool of the catalog; it can only find its other expected tools"
+            ),
+            [_] => {}
+            several => {
+                let servers: Vec<&str> = several.iter().map(|(s, _)| s.as_str()).collect();
+                eprintln!(
+                    "mcp-palette: {query:?} expects {name:?}, a tool of {} servers ({}); any of them counts",
+                    servers.len(),
+                    servers.join(", ")
+                );
+            }
+        }
+    }
+    Some(read.into_iter().flat_map(|(_, tools)| tools).collect())
+}
+
+/// The tools of `known` that `name` names: each of that name, and the one whose server's name
+/// and its own it joins as [`JOINS`] do.
+fn named(name: &str, known: &[(&str, &str)]) -> Vec<(String, String)> {
+    known
+        .iter()
+        .filter(|(server, tool)| {
+            *tool == name
+                || name
+                    .strip_prefix(server)
+                    .and_then(|rest| rest.strip_suffix(tool))
+                    .is_some_and(|join| JOINS.contains(&join))
+        })
+        .map(|(server, tool)| ((*server).to_owned(), (*tool).to_owned()))
+        .collect()
 }
 
 /// The JSON values of the file at `path`, holding `text`, each with the line it starts on:
@@ -705,7 +805,9 @@ fn json_values(path: &str, text: &str) -> Result<Vec<(usize, Value)>, String> {
     Ok(values)
 }
 
-fn queries(path: &str) -> Result<Vec<Labelled>, String> {
+/// The labelled queries of the file at `path`, their expected tools read among `known` (see
+/// [`expected`]).
+fn queries(path: &str, known: &[(&str, &str)]) -> Result<Vec<Labelled>, String> {
     let text = read_text(path)?;
     let mut out = Vec::new();
     for (line, value) in json_values(path, &text)? {
@@ -716,8 +818,8 @@ fn queries(path: &str) -> Result<Vec<Labelled>, String> {
             .ok_or_else(|| bad("no \"query\" text"))?;
         let expect = value
             .get("expect")
-            .and_then(expected)
-            .filter(|e| !e.is_empty())
+            .filter(|e| e.as_array().is_none_or(|items| !items.is_empty()))
+            .and_then(|e| expected(e, query, known))
             .ok_or_else(|| bad("\"expect\" is not a non-empty list of [SERVER, TOOL]"))?;
         let kind = value.get("kind").and_then(Value::as_str).map(String::from);
         out.push(Labelled {
@@ -742,7 +844,16 @@ fn eval(
 ) -> Result<String, String> {
     let held = held(catalog)?;
     let tools = held.texts();
-    let labelled = queries(queries_path)?;
+    let known: Vec<(&str, &str)> = tools
+        .iter()
+        .map(|t| (t.server.as_str(), t.tool.as_str()))
+        .chain(
+            held.left_out
+                .iter()
+                .map(|(s, t, _)| (s.as_str(), t.as_str())),
+        )
+        .collect();
+    let labelled = queries(queries_path, &known)?;
     for query in &labelled {
         for (server, tool) in &query.expect {
             if tools.iter().any(|t| &t.server == server && &t.tool == tool) {
