@@ -589,6 +589,57 @@ fn catalogs_and_labels_written_in_other_shapes_measure_the_same() {
     );
 }
 
+/// A listed tool as some provider is offered it.
+type Offered = fn(&serde_json::Value) -> serde_json::Value;
+
+#[test]
+fn tools_written_as_a_provider_offers_them_are_read_as_listed() {
+    // A catalog built from what an application offers a model, not from what its servers
+    // listed: each provider's shape ranks as the listing does.
+    let queries = write("provider.jsonl", QUERIES);
+    let (code, want, err) = eval(&write("listed.json", CATALOG), &queries, &["--k", "1,5"]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    let canonical: serde_json::Value = serde_json::from_str(CATALOG).unwrap();
+    let shapes: [(&str, Offered); 3] = [
+        (
+            "anthropic",
+            |t| serde_json::json!({"name": t["name"], "description": t["description"], "input_schema": t["inputSchema"]}),
+        ),
+        (
+            "openai-chat",
+            |t| serde_json::json!({"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["inputSchema"], "strict": false}}),
+        ),
+        (
+            "openai-responses",
+            |t| serde_json::json!({"type": "function", "name": t["name"], "description": t["description"], "parameters": t["inputSchema"], "strict": false}),
+        ),
+    ];
+    for (shape, offered) in shapes {
+        let mut catalog = canonical.clone();
+        for entry in catalog["servers"].as_array_mut().unwrap() {
+            let tools: Vec<serde_json::Value> = entry["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(offered)
+                .collect();
+            entry["tools"] = serde_json::Value::Array(tools);
+        }
+        let file = write(&format!("{shape}.json"), &catalog.to_string());
+        let (code, out, err) = eval(&file, &queries, &["--k", "1,5"]);
+        assert_eq!(code, Some(0), "{shape}: {err}");
+        assert_eq!(out, want, "{shape}");
+        assert_eq!(
+            err,
+            "mcp-palette: weather: 2 tools are written as a model provider offers them; \
+             read as the server would list them\n\
+             mcp-palette: files: 3 tools are written as a model provider offers them; \
+             read as the server would list them\n",
+            "{shape}"
+        );
+    }
+}
+
 #[test]
 fn a_tool_may_be_expected_by_its_name_alone_or_joined_to_its_servers() {
     // A set written elsewhere may name its tools as its own host does; each way measures

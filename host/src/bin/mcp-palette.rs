@@ -388,7 +388,9 @@ fn held(path: &str) -> Result<Held, String> {
         if held.servers.iter().any(|(seen, _)| seen == server) {
             return Err(format!("{path}: server {server:?} is listed twice"));
         }
+        let mut reshaped = 0;
         for tool in tools.as_array_mut().into_iter().flatten() {
+            reshaped += usize::from(as_listed(tool));
             if let Some(tool) = tool.as_object_mut() {
                 if !tool.contains_key("inputSchema") {
                     let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
@@ -398,6 +400,11 @@ fn held(path: &str) -> Result<Held, String> {
                     tool.insert("inputSchema".into(), serde_json::json!({"type": "object"}));
                 }
             }
+        }
+        if reshaped > 0 {
+            eprintln!(
+                "mcp-palette: {server}: {reshaped} tools are written as a model provider offers them; read as the server would list them"
+            );
         }
         let listing = serde_json::json!({ "tools": tools });
         let catalog = Catalog::from_json(&listing.to_string(), policy, &Limits::default())
@@ -444,6 +451,40 @@ fn held(path: &str) -> Result<Held, String> {
         }
     }
     Ok(held)
+}
+
+/// `tool` as a server lists it where it is written as a model provider offers it: OpenAI's
+/// Chat Completions shape (`{"type": "function", "function": {name, description,
+/// parameters}}`) unwrapped, and the input schema written `parameters` (OpenAI) or
+/// `input_schema` (Anthropic) named `inputSchema`. Whether it was so written.
+fn as_listed(tool: &mut Value) -> bool {
+    let Some(fields) = tool.as_object_mut() else {
+        return false;
+    };
+    let mut reshaped = false;
+    if fields.get("type").and_then(Value::as_str) == Some("function")
+        && !fields.contains_key("name")
+    {
+        if let Some(Value::Object(function)) = fields.remove("function") {
+            fields.remove("type");
+            fields.extend(function);
+            reshaped = true;
+        }
+    }
+    if fields.get("type").and_then(Value::as_str) == Some("function")
+        && fields.contains_key("parameters")
+    {
+        fields.remove("type");
+    }
+    for key in ["parameters", "input_schema"] {
+        if !fields.contains_key("inputSchema") {
+            if let Some(schema) = fields.remove(key) {
+                fields.insert("inputSchema".into(), schema);
+                reshaped = true;
+            }
+        }
+    }
+    reshaped
 }
 
 /// Each server entry of the catalog `file` read from `path`, as its name and its `tools` as
