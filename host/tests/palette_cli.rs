@@ -816,6 +816,15 @@ fn cost_prints_each_offered_tool_and_the_total() {
     // A described tool with a parameter costs more than a bare one.
     let of = |name: &str| tools.iter().find(|(n, _)| *n == name).unwrap().1;
     assert!(of("get_forecast") > of("get_alerts"), "{out}");
+    // The shape's name in any case, as a script may write it.
+    let (code, shouted, err) = palette(&[
+        "cost",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--format",
+        "OpenAI-Chat",
+    ]);
+    assert_eq!((code, err.as_str(), shouted), (Some(0), "", out));
     let (code, _, err) = palette(&[
         "cost",
         "--catalog",
@@ -824,6 +833,7 @@ fn cost_prints_each_offered_tool_and_the_total() {
         "gemini",
     ]);
     assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("\"gemini\" is not a provider"), "{err}");
 }
 
 #[test]

@@ -105,8 +105,8 @@ enum Command {
         /// The catalog: {"servers": [{"server": NAME, "tools": [...]}]}.
         #[arg(long, value_name = "FILE")]
         catalog: String,
-        /// The provider's shape.
-        #[arg(long, value_name = "FORMAT")]
+        /// The provider's shape: anthropic, openai-chat or openai-responses (in any case).
+        #[arg(long, value_name = "FORMAT", value_parser = provider)]
         format: Provider,
         /// Price progressive disclosure instead: the search tool, plus the tools a BM25
         /// search for QUERY discloses.
@@ -141,6 +141,14 @@ struct Search {
     /// once, not on every run. BM25 has no vectors and leaves it be.
     #[arg(long, value_name = "FILE", env = "MCP_PALETTE_CACHE")]
     cache: Option<std::path::PathBuf>,
+}
+
+/// The provider `--format` names, in any case (`Anthropic`).
+fn provider(name: &str) -> Result<Provider, String> {
+    name.trim()
+        .to_ascii_lowercase()
+        .parse()
+        .map_err(|e: mcp_sansio_host::UnknownProvider| e.to_string())
 }
 
 /// A k of `--k`, spaces around it allowed (`--k "1, 5, 10"`).
