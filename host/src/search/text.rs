@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use mcp_sansio::Tool;
 use rust_stemmers::{Algorithm, Stemmer};
@@ -188,6 +189,71 @@ pub const SUMMARY_CHARS: usize = 160;
 /// `get file info`), nothing dropped.
 fn words(name: &str) -> String {
     split(name).join(" ")
+}
+
+/// The verbs of a tool's name that say it changes something: a question, which asks to be
+/// told, discounts such a tool (see [`Bm25`](super::Bm25)).
+pub(crate) const CHANGING_VERBS: [&str; 28] = [
+    "create", "add", "delete", "remove", "update", "edit", "set", "move", "upload", "post", "send",
+    "write", "insert", "upsert", "drop", "modify", "rename", "assign", "merge", "archive", "reply",
+    "fill", "clear", "reset", "kill", "install", "apply", "patch",
+];
+
+/// The verbs of a tool's name that say it reads: where one comes before any changing verb,
+/// the name reads (`get_merge_request`, `list_uploads`).
+pub(crate) const READING_VERBS: [&str; 13] = [
+    "get", "list", "search", "read", "show", "find", "fetch", "query", "describe", "view",
+    "retrieve", "lookup", "count",
+];
+
+/// The stem of the changing verb a tool's name (its terms, in order) says it does: the first
+/// of its words that is one of [`CHANGING_VERBS`] or [`READING_VERBS`], where that is a
+/// changing one. `remove_watcher` removes; `get_merge_request` reads, its `merge` a noun's;
+/// `mr_discussions` says neither.
+pub(crate) fn changing_verb(name_terms: &[String]) -> Option<&'static str> {
+    static STEMS: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
+    let (changing, reading) = STEMS.get_or_init(|| {
+        let stems = |verbs: &[&str]| verbs.iter().flat_map(|verb| tokens(verb)).collect();
+        (stems(&CHANGING_VERBS), stems(&READING_VERBS))
+    });
+    name_terms.iter().find_map(|term| {
+        if reading.contains(term) {
+            Some(None)
+        } else {
+            changing
+                .iter()
+                .find(|verb| *verb == term)
+                .map(|verb| Some(verb.as_str()))
+        }
+    })?
+}
+
+/// The words that open a question, one that asks to be told something rather than to have
+/// something done: "who is following PROJ-812", "is the van on its way", "did the build
+/// pass". "how" opens one unless it asks how to act (see [`is_question`]).
+const QUESTION_WORDS: [&str; 14] = [
+    "who", "what", "which", "when", "where", "whose", "why", "is", "are", "was", "were", "does",
+    "did", "has",
+];
+
+/// Whether `request` (a query as [`request`] leaves it) is a question: it opens with one of
+/// [`QUESTION_WORDS`]; or with "how", unless "how to …" or "how do I …" ("how do", "can",
+/// "should", "would" or "could", then "I", "we" or "you"), which ask how to act; or with
+/// "do" or "have" and a person ("do we have …", "have you seen …"). A question mark alone
+/// does not make one: "Can you convert my spreadsheet to markdown?" asks to act.
+pub(crate) fn is_question(request: &str) -> bool {
+    let words = split_marked(request);
+    let word = |at: usize| words.get(at).map(|(word, _)| word.as_str());
+    let person = |at: usize| word(at).is_some_and(|w| ["i", "we", "you", "they"].contains(&w));
+    match word(0) {
+        Some("how") => {
+            let acting = ["do", "can", "should", "would", "could"];
+            !(word(1) == Some("to") || word(1).is_some_and(|w| acting.contains(&w)) && person(2))
+        }
+        Some("do" | "have") => person(1),
+        Some(first) => QUESTION_WORDS.contains(&first),
+        None => false,
+    }
 }
 
 /// Words too common in requests and descriptions to say which tool is meant.
@@ -511,7 +577,19 @@ pub(crate) fn request(text: &str, frames: Frames) -> Cow<'_, str> {
             .get(at + 1)
             .is_none_or(|(_, gap, _)| *gap == Gap::Apart || tie(at + 1) > 0);
         let mut after = at + 1;
+        // After a colon ("Tool: …") the request begins: nothing there ties.
+        let colon = match (spans.get(at), spans.get(at + 1)) {
+            (Some((_, _, tool)), Some((_, _, next))) => text
+                .get(tool.end..next.start)
+                .is_some_and(|gap| gap.contains(':')),
+            _ => false,
+        };
         loop {
+            // "who" and "which" tie only next to the tool word ("a tool which can …"); after
+            // another tie they open the request, a question ("a tool that can who is …").
+            if colon || after > at + 1 && matches!(word(after), Some("who" | "which")) {
+                break;
+            }
             match tie(after) {
                 0 => break,
                 n => after += n,
@@ -892,6 +970,32 @@ fn grams(marked: Vec<(String, Gap)>) -> Vec<(String, Gap)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_asks_to_be_told_and_a_request_to_act_is_none() {
+        for question in [
+            "who is following PROJ-812",
+            "What files are attached to the onboarding page?",
+            "what's the address at 48.8584, 2.2945",
+            "how many hours were logged on PROJ-9",
+            "is the van on its way",
+            "did the deploy pass",
+            "do we have any open pull requests",
+        ] {
+            assert!(is_question(question), "{question}");
+        }
+        for request in [
+            "remove ticket TEST-4 permanently",
+            "how do I reset my password",
+            "how to rename a branch",
+            "how can we move the page",
+            "do a backup of the database",
+            "Can you convert my spreadsheet to markdown?",
+            "",
+        ] {
+            assert!(!is_question(request), "{request}");
+        }
+    }
 
     #[test]
     fn names_split_the_same_whatever_their_convention() {
