@@ -16,9 +16,9 @@
 //! query file holds one JSON object per line: `{"query": TEXT, "expect": [[SERVER, TOOL], ...],
 //! "kind": TEXT}` (`kind` optional; a hit on any expected tool counts); objects laid out over
 //! several lines, or held in one array, read the same, and an expected tool may be written as
-//! one string: its name alone, or joined to its server's (`files/read_file`). With `--tools N`, `eval` ranks each
-//! query among N tools only, its expected ones and others drawn from the catalog, to measure
-//! recall at the size of a palette rather than the file's.
+//! one string: its name alone, or joined to its server's (`files/read_file`). With `--tools
+//! N`, `eval` ranks each query among N tools only, its expected ones and others drawn from the
+//! catalog, to measure recall at the size of a palette rather than the file's.
 //!
 //! The default ranker is BM25, which needs nothing but the catalog. `embed` (sentence
 //! embeddings) and `hybrid` (the two fused) need a build with the `embed` feature and a
@@ -822,9 +822,9 @@ type Read<'a> = (Option<&'a str>, Vec<(String, String)>);
 /// server's tool of that name counts, and where there are several that is said on stderr),
 /// or its server's name and its own joined as [`JOINS`] (`"files/read_file"`). Two strings
 /// are a pair unless each names a tool and the catalog holds no such pair (a pair the
-/// catalog does not hold is said as one). A string that names
-/// no tool is said on stderr and names nothing: as a pair the catalog does not hold, it
-/// costs its query and not the measure.
+/// catalog does not hold is said as one). A string that names no tool is said on stderr and
+/// names nothing: as a pair the catalog does not hold, it costs its query and not the
+/// measure.
 fn expected(expect: &Value, query: &str, known: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
     let pair = |pair: &Value| {
         let (server, tool) = match pair {
