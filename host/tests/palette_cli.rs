@@ -84,9 +84,11 @@ fn rank_prints_server_tool_and_score_best_first() {
         catalog.to_str().unwrap(),
         "--top",
         "2",
-        "write",
+        // Not an order ("write a file" would discount `read_file`, which reads).
         "a",
         "file",
+        "to",
+        "write",
     ]);
     assert_eq!(code, Some(0), "{err}");
     let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
@@ -141,7 +143,7 @@ fn eval_lists_the_misses_with_what_was_found_instead() {
     let catalog = write("misses.json", CATALOG);
     let queries = write(
         "misses.jsonl",
-        "{\"query\":\"write the file\\tREADME\",\"expect\":[[\"files\",\"read_file\"]]}\n\
+        "{\"query\":\"the file\\tREADME to write\",\"expect\":[[\"files\",\"read_file\"]]}\n\
          {\"query\":\"read the file README\",\"expect\":[[\"files\",\"read_file\"]]}\n\
          {\"query\":\"will it rain in Lyon\",\"expect\":[[\"weather\",\"get_forecast\"],[\"files\",\"read_file\"]]}\n",
     );
@@ -153,13 +155,13 @@ fn eval_lists_the_misses_with_what_was_found_instead() {
     assert_eq!(
         out,
         "recall@5 0.667 [0.208, 0.939] n=3\n\
-         miss\twrite the file README\tfiles/read_file\tfiles/write_file\n\
+         miss\tthe file README to write\tfiles/read_file\tfiles/write_file\n\
          miss\twill it rain in Lyon\tweather/get_forecast,files/read_file\t\n"
     );
     // Deeper, the first query's tool is found too.
     let (_, out, _) = eval(&catalog, &queries, &["--k", "1", "--misses", "2"]);
     assert!(
-        !out.contains("write the file") && out.contains("miss\twill it rain"),
+        !out.contains("the file README") && out.contains("miss\twill it rain"),
         "{out}"
     );
     // Depth 0 cannot hold a hit: a usage error, not a list of every query, nor a recall@0.

@@ -6,8 +6,7 @@ use super::hints::hints;
 use super::spelling::slips;
 use super::synonyms::related;
 use super::text::{
-    changing_verb, is_question, query_words, request, stems_and_forms, tokens, Frames, ToolText,
-    FORM_MARK,
+    query_words, request, stems_and_forms, tokens, Frames, Mood, ToolText, Verb, FORM_MARK,
 };
 use super::{best as best_k, keys, Hit, RankError, Ranker};
 
@@ -63,9 +62,14 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 /// says it changes things (`remove_watcher`, `upload_attachment`, `post_message`: the first
 /// of its verbs is one of 28 that change, `create`, `delete`, `update`, `send` and the like,
 /// not one of 13 that read, `get`, `list`, `search`…, so `get_merge_request` reads) scores
-/// [`Bm25::QUESTION_DISCOUNT`] less, unless the question holds its verb ("when was PROJ-77
+/// [`Bm25::MOOD_DISCOUNT`] less, unless the question holds its verb ("when was PROJ-77
 /// created"). Such tools share the question's nouns and were put before the one that reads
-/// them.
+/// them. An order to change something is read the same way round: a request that opens with
+/// one of the changing verbs, or a word related to one ("remove the old cronjob", "change
+/// the priority of PROJ-55", "upload logo.png to the R2 bucket", but not "give me …"),
+/// takes as much off a tool whose name's first verb reads (`list_api_resources`,
+/// `get_board_issues`). An order's other words that could read are its objects ("write a
+/// spec for the search project"), so none exempts a tool.
 ///
 /// A tool that matches everything is discounted: a hub. When the index is built, the first
 /// sentences of up to [`Bm25::PROBES_PER_SERVER`] tools of each server are ranked as
@@ -95,8 +99,8 @@ pub struct Bm25 {
     keys: Vec<(String, String)>,
     /// Each tool's hubness, from 0 (answers no other server's probe) to 1.
     hubness: Vec<f64>,
-    /// The stem of the changing verb each tool's name says it does, if it says one.
-    changes: Vec<Option<&'static str>>,
+    /// The verb each tool's name says it does, if it says one.
+    verbs: Vec<Option<Verb>>,
 }
 
 impl Bm25 {
@@ -147,12 +151,15 @@ impl Bm25 {
     /// unseen set at recall@5.
     pub const NAME_MATCH_BONUS: f64 = 0.2;
 
-    /// What a question takes off a tool whose name says it changes things, against the 1
-    /// the query's best match scores. Over the seven labelled sets (1,141 queries), at 0.4
-    /// BM25 found 10 more queries in the top five (701 to 711) and 11 more first, and lost
-    /// none at either; 0.2 found 8 and 8, 1 (the tools left out of a question's list) 11 and
-    /// 11. At 0.4 such a tool stays in the list where it matches well.
-    pub const QUESTION_DISCOUNT: f64 = 0.4;
+    /// What a question takes off a tool whose name says it changes things, and an order to
+    /// change something off a tool whose name says it reads, against the 1 the query's best
+    /// match scores. Over the seven labelled sets (1,141 queries), the question's at 0.4
+    /// found 10 more queries in the top five (701 to 711) and 11 more first, and lost none at
+    /// either; 0.2 found 8 and 8, 1 (the tools left out of a question's list) 11 and 11. The
+    /// order's then found 5 more in the top five, 2 more first and 4 more in the top ten,
+    /// and lost none at any of the three; 0.2 to 0.5 all gained 4 or 5 at five, 1 gained 3.
+    /// At 0.4 such a tool stays in the list where it matches well.
+    pub const MOOD_DISCOUNT: f64 = 0.4;
 
     /// How many of a query's words no tool holds are read for slips of the keys, at most
     /// (the first in sorted order, so a query always reads the same): each costs up to about
@@ -222,9 +229,9 @@ impl Bm25 {
             average: average.max(f64::MIN_POSITIVE),
             keys: keys(tools),
             hubness: Vec::new(),
-            changes: tools
+            verbs: tools
                 .iter()
-                .map(|tool| changing_verb(&tool.name_terms))
+                .map(|tool| Verb::of_name(&tool.name_terms))
                 .collect(),
         };
         index.hubness = index.hubness(tools);
@@ -433,8 +440,8 @@ impl Ranker for Bm25 {
             }
         }
         // A question discounts a tool that changes what it asks about, unless it names the
-        // change itself.
-        let question = is_question(query);
+        // change itself; an order to change something discounts a tool that reads.
+        let mood = Mood::of(query);
         let hits = touched
             .into_iter()
             .map(|index| {
@@ -450,19 +457,14 @@ impl Ranker for Bm25 {
                     score: scores.get(index).copied().unwrap_or(0.0) / best
                         - Self::HUB_WEIGHT * self.hubness.get(index).copied().unwrap_or(0.0)
                         + if named { Self::NAME_MATCH_BONUS } else { 0.0 }
-                        - if question
-                            && self
-                                .changes
-                                .get(index)
-                                .copied()
-                                .flatten()
-                                .is_some_and(|verb| {
-                                    words.binary_search_by(|w| w.as_str().cmp(verb)).is_err()
-                                })
-                        {
-                            Self::QUESTION_DISCOUNT
-                        } else {
-                            0.0
+                        - match (mood, self.verbs.get(index).copied().flatten()) {
+                            (Mood::Asks, Some(Verb::Changes(verb)))
+                                if words.binary_search_by(|w| w.as_str().cmp(verb)).is_err() =>
+                            {
+                                Self::MOOD_DISCOUNT
+                            }
+                            (Mood::Orders, Some(Verb::Reads(_))) => Self::MOOD_DISCOUNT,
+                            _ => 0.0,
                         },
                 }
             })
@@ -507,11 +509,11 @@ mod tests {
     }
 
     #[test]
-    fn a_question_discounts_the_tools_that_change_what_it_asks_about() {
+    fn a_request_discounts_the_tools_that_do_otherwise_than_it_asks() {
         let tools = [
             text("jira", "remove_watcher", "Remove a watcher from an issue."),
             text("jira", "list_watchers", "List the watchers of an issue."),
-            text("jira", "watcher_count", "Count the watchers of an issue."),
+            text("jira", "watchers", "The watchers of an issue."),
         ];
         let index = Bm25::new(&tools);
         // Each tool's score for `query`, by name.
@@ -525,21 +527,36 @@ mod tests {
             hits.sort_by(|a, b| a.0.cmp(&b.0));
             hits
         };
-        // "is" is a stopword: the question and the statement search the same terms, and only
-        // the question takes the discount off the tool that removes watchers.
-        let asked = scores("is the issue watched");
-        let said = scores("the issue watched");
-        assert_eq!(asked.len(), 3);
-        for ((tool, question), (_, statement)) in asked.iter().zip(&said) {
-            let off = if tool == "remove_watcher" {
-                Bm25::QUESTION_DISCOUNT
-            } else {
-                0.0
-            };
-            assert!(
-                (statement - question - off).abs() < 1e-9,
-                "{tool}: {asked:?} {said:?}"
-            );
+        // Each pair searches the same terms ("is" and "me" are stopwords), and only the
+        // first of it takes the discount, off the one tool named.
+        for (moody, plain, discounted) in [
+            // A question: off the tool that removes watchers.
+            (
+                "is the issue watched",
+                "the issue watched",
+                "remove_watcher",
+            ),
+            // An order ("give" is related to `assign`): off the tool that lists them.
+            (
+                "give the issue watchers",
+                "give me the issue watchers",
+                "list_watchers",
+            ),
+        ] {
+            let with = scores(moody);
+            let without = scores(plain);
+            assert_eq!(with.len(), 3);
+            for ((tool, moody), (_, plain)) in with.iter().zip(&without) {
+                let off = if tool == discounted {
+                    Bm25::MOOD_DISCOUNT
+                } else {
+                    0.0
+                };
+                assert!(
+                    (plain - moody - off).abs() < 1e-9,
+                    "{tool}: {with:?} {without:?}"
+                );
+            }
         }
         // A question that holds the verb asks about that change: nothing taken off.
         assert_eq!(

@@ -10,6 +10,7 @@ use serde_json::Value;
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
 use super::british::{american_stem, american_word, spelt_two_ways};
+use super::synonyms::related;
 
 /// The searchable text of one tool: where it comes from, and its words by field.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,60 +200,108 @@ pub(crate) const CHANGING_VERBS: [&str; 28] = [
     "fill", "clear", "reset", "kill", "install", "apply", "patch",
 ];
 
-/// The verbs of a tool's name that say it reads: where one comes before any changing verb,
-/// the name reads (`get_merge_request`, `list_uploads`).
+/// The verbs of a tool's name that say it reads: an order to change something discounts
+/// such a tool (see [`Bm25`](super::Bm25)).
 pub(crate) const READING_VERBS: [&str; 13] = [
     "get", "list", "search", "read", "show", "find", "fetch", "query", "describe", "view",
     "retrieve", "lookup", "count",
 ];
 
-/// The stem of the changing verb a tool's name (its terms, in order) says it does: the first
-/// of its words that is one of [`CHANGING_VERBS`] or [`READING_VERBS`], where that is a
-/// changing one. `remove_watcher` removes; `get_merge_request` reads, its `merge` a noun's;
-/// `mr_discussions` says neither.
-pub(crate) fn changing_verb(name_terms: &[String]) -> Option<&'static str> {
+/// What a tool's name says it does, by the first of its words that is one of
+/// [`CHANGING_VERBS`] or [`READING_VERBS`]: `remove_watcher` changes; `get_merge_request`
+/// reads, its `merge` a noun's; `mr_discussions` says neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verb {
+    /// It changes something, by the verb of this stem.
+    Changes(&'static str),
+    /// It reads, by the verb of this stem.
+    Reads(&'static str),
+}
+
+/// The stems of [`CHANGING_VERBS`] and of [`READING_VERBS`].
+fn verb_stems() -> &'static (Vec<String>, Vec<String>) {
     static STEMS: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
-    let (changing, reading) = STEMS.get_or_init(|| {
+    STEMS.get_or_init(|| {
         let stems = |verbs: &[&str]| verbs.iter().flat_map(|verb| tokens(verb)).collect();
         (stems(&CHANGING_VERBS), stems(&READING_VERBS))
-    });
-    name_terms.iter().find_map(|term| {
-        if reading.contains(term) {
-            Some(None)
-        } else {
-            changing
-                .iter()
-                .find(|verb| *verb == term)
-                .map(|verb| Some(verb.as_str()))
-        }
-    })?
+    })
+}
+
+impl Verb {
+    /// The verb a tool's name (its terms, in order) says it does, if it says one.
+    pub(crate) fn of_name(name_terms: &[String]) -> Option<Self> {
+        let (changing, reading) = verb_stems();
+        let find = |verbs: &'static [String], term: &str| {
+            verbs.iter().find(|verb| *verb == term).map(String::as_str)
+        };
+        name_terms.iter().find_map(|term| {
+            find(changing, term)
+                .map(Self::Changes)
+                .or_else(|| find(reading, term).map(Self::Reads))
+        })
+    }
+}
+
+/// What a request asks for, by how it opens: to be told something or to have something
+/// changed. A tool that does the other is discounted (see [`Bm25`](super::Bm25)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mood {
+    /// A question: "who is following PROJ-812", "is the van on its way".
+    Asks,
+    /// An order to change something: "remove the old cronjob", "post a weekly update".
+    Orders,
+    /// Neither, or not said: "list my open tickets", "give me the build log".
+    Other,
 }
 
 /// The words that open a question, one that asks to be told something rather than to have
 /// something done: "who is following PROJ-812", "is the van on its way", "did the build
-/// pass". "how" opens one unless it asks how to act (see [`is_question`]).
+/// pass". "how" opens one unless it asks how to act (see [`Mood::of`]).
 const QUESTION_WORDS: [&str; 14] = [
     "who", "what", "which", "when", "where", "whose", "why", "is", "are", "was", "were", "does",
     "did", "has",
 ];
 
-/// Whether `request` (a query as [`request`] leaves it) is a question: it opens with one of
-/// [`QUESTION_WORDS`]; or with "how", unless "how to …" or "how do I …" ("how do", "can",
-/// "should", "would" or "could", then "I", "we" or "you"), which ask how to act; or with
-/// "do" or "have" and a person ("do we have …", "have you seen …"). A question mark alone
-/// does not make one: "Can you convert my spreadsheet to markdown?" asks to act.
-pub(crate) fn is_question(request: &str) -> bool {
-    let words = split_marked(request);
-    let word = |at: usize| words.get(at).map(|(word, _)| word.as_str());
-    let person = |at: usize| word(at).is_some_and(|w| ["i", "we", "you", "they"].contains(&w));
-    match word(0) {
-        Some("how") => {
-            let acting = ["do", "can", "should", "would", "could"];
-            !(word(1) == Some("to") || word(1).is_some_and(|w| acting.contains(&w)) && person(2))
+impl Mood {
+    /// The mood of `request` (a query as [`request`] leaves it).
+    ///
+    /// A question opens with one of [`QUESTION_WORDS`]; or with "how", unless "how to …" or
+    /// "how do I …" ("how do", "can", "should", "would" or "could", then "I", "we" or "you"),
+    /// which ask how to act; or with "do" or "have" and a person ("do we have …", "have you
+    /// seen …"). A question mark alone does not make one: "Can you convert my spreadsheet to
+    /// markdown?" asks to act.
+    ///
+    /// An order opens with one of [`CHANGING_VERBS`] or a word related to one as the
+    /// synonyms relate them ("make a folder", "change the priority", "forget everything about
+    /// Bob"), unless "me" or "us" follows: "give me the build log" asks to be handed
+    /// something.
+    pub(crate) fn of(request: &str) -> Self {
+        let words = split_marked(request);
+        let word = |at: usize| words.get(at).map(|(word, _)| word.as_str());
+        let person = |at: usize| word(at).is_some_and(|w| ["i", "we", "you", "they"].contains(&w));
+        let asks = match word(0) {
+            Some("how") => {
+                let acting = ["do", "can", "should", "would", "could"];
+                !(word(1) == Some("to")
+                    || word(1).is_some_and(|w| acting.contains(&w)) && person(2))
+            }
+            Some("do" | "have") => person(1),
+            Some(first) => QUESTION_WORDS.contains(&first),
+            None => false,
+        };
+        let changing = |stem: &String| {
+            let (changing, _) = verb_stems();
+            changing.contains(stem) || related(stem).iter().any(|other| changing.contains(other))
+        };
+        if asks {
+            Self::Asks
+        } else if word(0).map(tokens).unwrap_or_default().iter().any(changing)
+            && !word(1).is_some_and(|w| ["me", "us"].contains(&w))
+        {
+            Self::Orders
+        } else {
+            Self::Other
         }
-        Some("do" | "have") => person(1),
-        Some(first) => QUESTION_WORDS.contains(&first),
-        None => false,
     }
 }
 
@@ -972,28 +1021,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_question_asks_to_be_told_and_a_request_to_act_is_none() {
-        for question in [
-            "who is following PROJ-812",
-            "What files are attached to the onboarding page?",
-            "what's the address at 48.8584, 2.2945",
-            "how many hours were logged on PROJ-9",
-            "is the van on its way",
-            "did the deploy pass",
-            "do we have any open pull requests",
+    fn a_request_asks_to_be_told_orders_a_change_or_neither() {
+        for (request, mood) in [
+            ("who is following PROJ-812", Mood::Asks),
+            (
+                "What files are attached to the onboarding page?",
+                Mood::Asks,
+            ),
+            ("what's the address at 48.8584, 2.2945", Mood::Asks),
+            ("how many hours were logged on PROJ-9", Mood::Asks),
+            ("is the van on its way", Mood::Asks),
+            ("did the deploy pass", Mood::Asks),
+            ("do we have any open pull requests", Mood::Asks),
+            ("remove ticket TEST-4 permanently", Mood::Orders),
+            ("Upload logo.png to the R2 bucket", Mood::Orders),
+            // By a word related to a changing verb.
+            ("change the priority of PROJ-55", Mood::Orders),
+            ("make a folder called drafts", Mood::Orders),
+            ("give Maria the ticket", Mood::Orders),
+            ("give me the build log", Mood::Other),
+            ("send us the invoice", Mood::Other),
+            ("list my open tickets", Mood::Other),
+            ("how do I reset my password", Mood::Other),
+            ("how to rename a branch", Mood::Other),
+            ("how can we move the page", Mood::Other),
+            ("do a backup of the database", Mood::Other),
+            ("Can you convert my spreadsheet to markdown?", Mood::Other),
+            ("", Mood::Other),
         ] {
-            assert!(is_question(question), "{question}");
+            assert_eq!(Mood::of(request), mood, "{request}");
         }
-        for request in [
-            "remove ticket TEST-4 permanently",
-            "how do I reset my password",
-            "how to rename a branch",
-            "how can we move the page",
-            "do a backup of the database",
-            "Can you convert my spreadsheet to markdown?",
-            "",
+    }
+
+    #[test]
+    fn a_name_says_what_it_does_by_its_first_verb() {
+        for (name, verb) in [
+            ("remove_watcher", Some(Verb::Changes("remov"))),
+            ("get_merge_request", Some(Verb::Reads("get"))),
+            ("merge_pull_request", Some(Verb::Changes("merg"))),
+            ("listUploads", Some(Verb::Reads("list"))),
+            ("mr_discussions", None),
         ] {
-            assert!(!is_question(request), "{request}");
+            assert_eq!(Verb::of_name(&tokens(name)), verb, "{name}");
         }
     }
 
