@@ -148,18 +148,21 @@ fn bm25_recall_at_5_does_not_fall() {
     // "Run monitor now"); 207 (0.825) with a question's discount on tools that change
     // things ("who is following PROJ-812" no longer ranks `jira_remove_watcher` first); 209
     // (0.833) with an order's discount on tools that read ("remove the old cronjob from the
-    // cluster" no longer ranks `list_api_resources` first). README has the figures.
+    // cluster" no longer ranks `list_api_resources` first); 211 (0.841) with a bonus for the
+    // tools of a server the query names ("who are the members of our Notion workspace").
+    // README has the figures.
     let built = recall(Set::Built);
-    assert!(built >= 209, "{built} of 251");
+    assert!(built >= 211, "{built} of 251");
     // 124 of 198 (0.626) when the held-out set was written, with the ranker above; 130
     // (0.657) with the 90 groups; 132 (0.667) with neighbouring words read as one ("roll
     // back" as `rollback`); 135 (0.682) with names held by related words ("remove the
     // duplicate rows" names `delete_records`); 141 (0.712) with the forms of words ("what
     // collections are in the shop database" finds `list-collections`); 145 (0.732) with a
     // question's discount ("who is on the platform team"); 146 (0.737) with an order's
-    // ("post a weekly status update on the Checkout project").
+    // ("post a weekly status update on the Checkout project"); 147 (0.742) with a server
+    // named ("write a spec doc for the search project in Linear").
     let held_out = recall(Set::HeldOut);
-    assert!(held_out >= 146, "{held_out} of 198");
+    assert!(held_out >= 147, "{held_out} of 198");
     // 93 of 113 (0.823) when the external set was first measured; 97 (0.858) with slips of
     // the keys read as the word meant, 102 (0.903) with the bonus for a tool the query names,
     // 103 (0.912) with a camelCase word read whole as well ("run javascript").
@@ -171,14 +174,16 @@ fn bm25_recall_at_5_does_not_fall() {
     // `coordinates` and `columns`, and find 2 more first; 94 (0.723) with the annotations'
     // titles ("find contacts at acme.com in the CRM": HubSpot's "Search CRM Objects"); 96
     // (0.738) with a question's discount; 97 (0.746) with an order's ("write an email to
-    // the team but don't send it yet").
+    // the team but don't send it yet"); 98 (0.754) with a server named ("split the Asana
+    // project into columns …").
     let unseen = recall(Set::Unseen);
-    assert!(unseen >= 97, "{unseen} of 130");
+    assert!(unseen >= 98, "{unseen} of 130");
     // 92 of 139 (0.662) when the fifth set was written; 93 (0.669) with the 90 groups; 94
     // (0.676) with the forms of words; 95 (0.683) with a question's discount; 96 (0.691)
-    // with an order's ("upload logo.png to the R2 bucket").
+    // with an order's ("upload logo.png to the R2 bucket"); 97 (0.698) with a server named
+    // ("how many requests did my site get on Cloudflare yesterday").
     let fifth = recall(Set::Fifth);
-    assert!(fifth >= 96, "{fifth} of 139");
+    assert!(fifth >= 97, "{fifth} of 139");
 }
 
 /// The seed's experiment rebuilt (`tests/data/shop/`): Lucy's eight tools among 24 written

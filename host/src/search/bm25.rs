@@ -71,6 +71,10 @@ use super::{best as best_k, keys, Hit, RankError, Ranker};
 /// `get_board_issues`). An order's other words that could read are its objects ("write a
 /// spec for the search project"), so none exempts a tool.
 ///
+/// A query that names a server, every term of its name among the query's words ("who are
+/// the members of our Notion workspace"), lifts that server's tools by
+/// [`Bm25::SERVER_NAME_BONUS`].
+///
 /// A tool that matches everything is discounted: a hub. When the index is built, the first
 /// sentences of up to [`Bm25::PROBES_PER_SERVER`] tools of each server are ranked as
 /// queries, and each tool's hubness is how well it answers the other servers' probes (its
@@ -101,6 +105,10 @@ pub struct Bm25 {
     hubness: Vec<f64>,
     /// The verb each tool's name says it does, if it says one.
     verbs: Vec<Option<Verb>>,
+    /// The terms of each server's name, one entry per server.
+    servers: Vec<Vec<String>>,
+    /// For each tool, its server's entry in `servers`.
+    server_of: Vec<usize>,
 }
 
 impl Bm25 {
@@ -161,6 +169,17 @@ impl Bm25 {
     /// At 0.4 such a tool stays in the list where it matches well.
     pub const MOOD_DISCOUNT: f64 = 0.4;
 
+    /// What a tool of a server the query names scores more, against the 1 the query's best
+    /// match scores: "who are the members of our Notion workspace" names the `notion`
+    /// server, and its `API-get-users` no longer stands below Confluence's and Slack's user
+    /// tools. A server is named when every term of its name is among the query's words
+    /// (`google-maps` by "google maps"); a name that is all stopwords names none. Over the
+    /// seven labelled sets (1,141 queries) BM25 found 5 more queries in the top five (716
+    /// to 721), 3 more first and 2 more in the top ten, and lost none at any of the three;
+    /// 0.05 found 1 more at five, 0.1 2, 0.2 4, 0.5 5 and 1 4. In a palette a server's name
+    /// is the id the application gave it, not a name the server chose.
+    pub const SERVER_NAME_BONUS: f64 = 0.3;
+
     /// How many of a query's words no tool holds are read for slips of the keys, at most
     /// (the first in sorted order, so a query always reads the same): each costs up to about
     /// 2,500 lookups, so a query thousands of words long costs no more than a short one.
@@ -218,6 +237,19 @@ impl Bm25 {
             .collect();
         #[allow(clippy::cast_precision_loss)]
         let average = lengths.iter().sum::<f64>() / (lengths.len().max(1) as f64);
+        let mut servers = Vec::new();
+        let mut entries: HashMap<&str, usize> = HashMap::new();
+        let mut server_of = Vec::with_capacity(tools.len());
+        for tool in tools {
+            let entry = *entries.entry(tool.server.as_str()).or_insert_with(|| {
+                let mut terms = tokens(&tool.server);
+                terms.sort();
+                terms.dedup();
+                servers.push(terms);
+                servers.len() - 1
+            });
+            server_of.push(entry);
+        }
         let mut index = Bm25 {
             k1,
             b,
@@ -233,6 +265,8 @@ impl Bm25 {
                 .iter()
                 .map(|tool| Verb::of_name(&tool.name_terms))
                 .collect(),
+            servers,
+            server_of,
         };
         index.hubness = index.hubness(tools);
         index
@@ -442,6 +476,14 @@ impl Ranker for Bm25 {
         // A question discounts a tool that changes what it asks about, unless it names the
         // change itself; an order to change something discounts a tool that reads.
         let mood = Mood::of(query);
+        // The servers the query names: every term of the name among its words.
+        let named_servers: Vec<bool> = self
+            .servers
+            .iter()
+            .map(|terms| {
+                !terms.is_empty() && terms.iter().all(|term| words.binary_search(term).is_ok())
+            })
+            .collect();
         let hits = touched
             .into_iter()
             .map(|index| {
@@ -457,6 +499,17 @@ impl Ranker for Bm25 {
                     score: scores.get(index).copied().unwrap_or(0.0) / best
                         - Self::HUB_WEIGHT * self.hubness.get(index).copied().unwrap_or(0.0)
                         + if named { Self::NAME_MATCH_BONUS } else { 0.0 }
+                        + if self
+                            .server_of
+                            .get(index)
+                            .and_then(|&server| named_servers.get(server))
+                            .copied()
+                            .unwrap_or(false)
+                        {
+                            Self::SERVER_NAME_BONUS
+                        } else {
+                            0.0
+                        }
                         - match (mood, self.verbs.get(index).copied().flatten()) {
                             (Mood::Asks, Some(Verb::Changes(verb)))
                                 if words.binary_search_by(|w| w.as_str().cmp(verb)).is_err() =>
@@ -563,6 +616,52 @@ mod tests {
             scores("was the watcher removed from the issue"),
             scores("watcher removed from the issue")
         );
+    }
+
+    #[test]
+    fn a_query_that_names_a_server_lifts_its_tools() {
+        // Four servers with the same tool: only their names tell them apart.
+        let tools: Vec<ToolText> = ["notion", "google-maps", "maps", "the"]
+            .iter()
+            .map(|server| text(server, "get_users", "List the users of the workspace."))
+            .collect();
+        let index = Bm25::new(&tools);
+        let scores = |query: &str| -> Vec<(String, f64)> {
+            let mut hits: Vec<(String, f64)> = index
+                .rank(query, 4)
+                .unwrap()
+                .into_iter()
+                .map(|hit| (tools[hit.index].server.clone(), hit.score))
+                .collect();
+            hits.sort_by(|a, b| a.0.cmp(&b.0));
+            hits
+        };
+        for (query, lifted) in [
+            ("who are the users of our Notion workspace", &["notion"][..]),
+            // Every term of a name: "maps" names `maps`, not `google-maps`.
+            ("list the users of the maps workspace", &["maps"][..]),
+            (
+                "list the users of the Google Maps workspace",
+                &["google-maps", "maps"][..],
+            ),
+            // A name that is all stopwords names nothing.
+            ("list the users of the workspace", &[][..]),
+        ] {
+            let hits = scores(query);
+            assert_eq!(hits.len(), 4, "{query}");
+            let plain = hits
+                .iter()
+                .map(|(_, score)| *score)
+                .fold(f64::MAX, f64::min);
+            for (server, score) in &hits {
+                let bonus = if lifted.contains(&server.as_str()) {
+                    Bm25::SERVER_NAME_BONUS
+                } else {
+                    0.0
+                };
+                assert!((score - plain - bonus).abs() < 1e-9, "{query}: {hits:?}");
+            }
+        }
     }
 
     fn names(index: &Bm25, tools: &[ToolText], query: &str, k: usize) -> Vec<String> {
@@ -673,7 +772,8 @@ mod tests {
     fn a_tool_stuffed_with_every_word_is_a_hub_and_loses_to_the_tool_that_fits() {
         let honest = [
             ("weather", "get_forecast", "Forecast for a city."),
-            ("files", "read_file", "Read a file from disk."),
+            // No server is named by a query below: that would lift its tool.
+            ("disk", "read_file", "Read a file from disk."),
             ("mail", "send_email", "Send an email to someone."),
             ("calendar", "create_event", "Create a calendar event."),
             ("tracker", "create_issue", "Create an issue in the tracker."),
