@@ -561,6 +561,18 @@ mod tests {
             .collect()
     }
 
+    /// Every tool's score for `query`, each by its `key`, sorted by key.
+    fn scores_by(index: &Bm25, query: &str, key: impl Fn(usize) -> String) -> Vec<(String, f64)> {
+        let mut hits: Vec<(String, f64)> = index
+            .rank(query, index.lengths.len())
+            .unwrap()
+            .into_iter()
+            .map(|hit| (key(hit.index), hit.score))
+            .collect();
+        hits.sort_by(|a, b| a.0.cmp(&b.0));
+        hits
+    }
+
     #[test]
     fn a_request_discounts_the_tools_that_do_otherwise_than_it_asks() {
         let tools = [
@@ -569,17 +581,7 @@ mod tests {
             text("jira", "watchers", "The watchers of an issue."),
         ];
         let index = Bm25::new(&tools);
-        // Each tool's score for `query`, by name.
-        let scores = |query: &str| -> Vec<(String, f64)> {
-            let mut hits: Vec<(String, f64)> = index
-                .rank(query, 3)
-                .unwrap()
-                .into_iter()
-                .map(|hit| (tools[hit.index].tool.clone(), hit.score))
-                .collect();
-            hits.sort_by(|a, b| a.0.cmp(&b.0));
-            hits
-        };
+        let scores = |query: &str| scores_by(&index, query, |at| tools[at].tool.clone());
         // Each pair searches the same terms ("is" and "me" are stopwords), and only the
         // first of it takes the discount, off the one tool named.
         for (moody, plain, discounted) in [
@@ -626,16 +628,7 @@ mod tests {
             .map(|server| text(server, "get_users", "List the users of the workspace."))
             .collect();
         let index = Bm25::new(&tools);
-        let scores = |query: &str| -> Vec<(String, f64)> {
-            let mut hits: Vec<(String, f64)> = index
-                .rank(query, 4)
-                .unwrap()
-                .into_iter()
-                .map(|hit| (tools[hit.index].server.clone(), hit.score))
-                .collect();
-            hits.sort_by(|a, b| a.0.cmp(&b.0));
-            hits
-        };
+        let scores = |query: &str| scores_by(&index, query, |at| tools[at].server.clone());
         for (query, lifted) in [
             ("who are the users of our Notion workspace", &["notion"][..]),
             // Every term of a name: "maps" names `maps`, not `google-maps`.
